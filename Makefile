@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+# fsaio: one entry point.
+#   make            build the BPF objects, skeleton, fsaio and the workloads
+#   make check      unit tests + end-to-end tests on the running kernel
+#   make run        the main job: fsaio check over the default workload suite
+#   make vmlinux    regenerate bpf/vmlinux.h from the running kernel's BTF
+#   make clean
+OUTPUT	:= .output
+CLANG	?= clang
+BPFTOOL	?= bpftool
+CC	?= gcc
+ARCH	:= $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+CFLAGS	?= -O2 -g
+CFLAGS	+= -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+	   -std=gnu11 -D_GNU_SOURCE -I$(OUTPUT) -Iharness
+LIBS_HARNESS := $(shell pkg-config --libs libbpf json-c 2>/dev/null || echo -lbpf -lelf -lz -ljson-c)
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -I$(OUTPUT) -Wall \
+	      -Wno-unused-function
+
+# The pure core: no libbpf.  Shared by fsaio, the unit tests and replay.
+CORE_SRCS := harness/checker.c harness/decode.c harness/waitsite.c
+HARNESS_SRCS := $(CORE_SRCS) $(filter-out $(CORE_SRCS),$(wildcard harness/*.c))
+HARNESS_OBJS := $(patsubst harness/%.c,$(OUTPUT)/harness/%.o,$(HARNESS_SRCS))
+CORE_OBJS := $(patsubst harness/%.c,$(OUTPUT)/harness/%.o,$(CORE_SRCS))
+
+WORKLOAD_SRCS := $(wildcard workloads/*.c)
+WORKLOADS := $(patsubst workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRCS))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+
+DEPS_STAMP := $(OUTPUT)/.deps-installed
+
+.PHONY: all deps check unit e2e run vmlinux clean
+all: fsaio $(WORKLOADS)
+
+# Install missing Debian packages once per checkout (idempotent script).
+$(DEPS_STAMP): ci/install-deps.sh
+	@mkdir -p $(OUTPUT)
+	ci/install-deps.sh
+	@touch $@
+deps: $(DEPS_STAMP)
+
+$(OUTPUT)/fsaio.bpf.o: bpf/fsaio.bpf.c bpf/fsaio.h bpf/core_fixes.bpf.h bpf/vmlinux.h | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/fsaio.skel.h: $(OUTPUT)/fsaio.bpf.o
+	$(BPFTOOL) gen skeleton $< name fsaio_bpf > $@
+
+$(OUTPUT)/harness/%.o: harness/%.c $(wildcard harness/*.h) bpf/fsaio.h | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+# Only the tracer includes the skeleton.
+$(OUTPUT)/harness/tracer.o: $(OUTPUT)/fsaio.skel.h
+
+fsaio: $(HARNESS_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LIBS_HARNESS)
+
+$(OUTPUT)/workloads/%: workloads/%.c workloads/common.h | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@ -laio -luring
+
+$(OUTPUT)/tests/%: tests/unit/%.c $(CORE_OBJS) tests/unit/kselftest_harness.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit $< $(CORE_OBJS) -o $@
+
+unit: $(UNIT_TESTS)
+	@tests/run-unit.sh $(UNIT_TESTS)
+
+check: all $(UNIT_TESTS)
+	@tests/run-all.sh $(UNIT_TESTS)
+
+run: all
+	./fsaio check
+
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > bpf/vmlinux.h
+
+clean:
+	rm -rf $(OUTPUT) fsaio

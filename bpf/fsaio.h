@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Records shared by the BPF programs and the harness.
+ *
+ * One fixed-size, versioned record per event goes through the BPF ring
+ * buffer and, unchanged, into recorded event logs.  Only __u8/__u16/__u32/
+ * __u64/__s32 here: this header is compiled both by clang -target bpf and by
+ * the host compiler.  Bump FSAIO_RECORD_VERSION on any layout change; the
+ * decoder rejects records of another version.
+ */
+#ifndef FSAIO_H
+#define FSAIO_H
+
+#define FSAIO_RECORD_VERSION	1
+#define FSAIO_STACK_DEPTH	16
+#define FSAIO_COMM_LEN		16
+
+enum fsaio_engine {
+	FSAIO_ENGINE_NONE = 0,
+	FSAIO_ENGINE_LIBAIO = 1,
+	FSAIO_ENGINE_IO_URING = 2,
+	FSAIO_ENGINE__COUNT,
+};
+
+/*
+ * Event types.  "req" names the request for the whole lifecycle:
+ *   libaio:   the user-space struct iocb pointer (== io_event.obj)
+ *   io_uring: the kernel struct io_kiocb pointer (tracepoint "req")
+ * Per-type use of the generic fields is listed beside each type.
+ */
+enum fsaio_event_type {
+	/* request accepted by a submit syscall.
+	 * libaio:   user_data = aio_data, arg0 = offset, arg1 = nbytes,
+	 *           arg2 = opcode | fd << 16 | index_in_batch << 32,
+	 *           res = batch id (per-thread io_submit call counter)
+	 * io_uring: user_data = sqe user_data, arg0 = opcode, arg1 = req flags */
+	FSAIO_EV_SUBMIT = 1,
+	/* submit syscall returned.  res = syscall return value,
+	 * arg0 = nr asked, arg1 = duration of the syscall in ns,
+	 * arg2 = batch id (libaio; matches SUBMIT.res) */
+	FSAIO_EV_SUBMIT_DONE = 2,
+	/* wait entry armed, "queued, will retry" (-EIOCBQUEUED/-EIOCBRETRY).
+	 * site = what it waits on, res = the code returned */
+	FSAIO_EV_RETRY = 3,
+	/* wake callback fired for an armed request */
+	FSAIO_EV_WAKE = 4,
+	/* a worker resumed the request.  arg0 = worker pid,
+	 * arg1 = 1 if it runs with the submitter's mm, 0 if not */
+	FSAIO_EV_RESUME = 5,
+	/* request fell back to a blocking worker (io-wq punt, aio punt) */
+	FSAIO_EV_PUNT = 6,
+	/* kernel posted the completion.  res = result */
+	FSAIO_EV_COMPLETE = 7,
+	/* user space reaped the completion (io_getevents).  res = result */
+	FSAIO_EV_REAP = 8,
+	/* a D-state sleep ended.  arg0 = duration ns, arg1 = syscall nr the
+	 * task was in (-1: none), site/ctx classify it, stack = kernel stack
+	 * at the moment the task went to sleep */
+	FSAIO_EV_SLEEP = 9,
+	/* patched kernel: wait_bit action invoked.  flags bit0 = async entry,
+	 * res = action return */
+	FSAIO_EV_WAIT_BIT = 10,
+	/* io_uring task_work batch ran in a task.  arg0 = count */
+	FSAIO_EV_TASK_WORK = 11,
+	/* a watched workqueue function ran.  arg0 = work function address,
+	 * arg1 = 0 start / 1 end */
+	FSAIO_EV_WORKQUEUE = 12,
+	/* a traced process exited.  res = exit code */
+	FSAIO_EV_PROC_EXIT = 13,
+	/* written by the harness, never by BPF: end of trace.
+	 * arg0 = ring buffer reserve failures (lost records) */
+	FSAIO_EV_TRACE_END = 14,
+	FSAIO_EV__MAX,
+};
+
+/* Where a D-state sleep (or an armed retry) waits; set from the stack. */
+enum fsaio_wait_site {
+	FSAIO_SITE_UNKNOWN = 0,
+	FSAIO_SITE_FOLIO_BIT = 1,	/* folio_wait_bit_common, __folio_lock, folio_put_wait_locked */
+	FSAIO_SITE_WAIT_BIT_ACTION = 2,	/* bit_wait_io/bit_wait via __wait_on_bit* */
+	FSAIO_SITE_WRITEBACK = 3,	/* folio_wait_writeback, fdatawait */
+	FSAIO_SITE_JOURNAL = 4,		/* jbd2 commit / handle waits */
+	FSAIO_SITE_IO_OTHER = 5,	/* other io_schedule() users (blk, dio) */
+	FSAIO_SITE_OTHER = 6,		/* mutexes, rwsems, anything else */
+	FSAIO_SITE__COUNT,
+};
+
+/* In which context a sleep happened; decided in BPF at switch-out. */
+enum fsaio_context {
+	FSAIO_CTX_OTHER = 0,
+	FSAIO_CTX_SUBMIT_LIBAIO = 1,	/* inside io_submit */
+	FSAIO_CTX_SUBMIT_IO_URING = 2,	/* inside io_uring_enter */
+	FSAIO_CTX_IO_WQ_WORKER = 3,	/* io_uring io-wq worker (PF_IO_WORKER) */
+	FSAIO_CTX_KWORKER = 4,		/* workqueue worker (PF_WQ_WORKER) */
+	FSAIO_CTX_SYNC_READ = 5,	/* read/pread64/readv/preadv/preadv2 */
+	FSAIO_CTX_SYNC_WRITE = 6,	/* write/pwrite64/writev/pwritev/pwritev2 */
+	FSAIO_CTX_REAP = 7,		/* io_getevents / io_pgetevents */
+	FSAIO_CTX__COUNT,
+};
+
+/* record.flags */
+#define FSAIO_F_ASYNC		0x01	/* WAIT_BIT: async entry */
+#define FSAIO_F_INFERRED	0x02	/* derived by the harness, not traced */
+
+struct fsaio_record {
+	__u16 version;		/* FSAIO_RECORD_VERSION */
+	__u16 type;		/* enum fsaio_event_type */
+	__u32 cpu;
+	__u64 ts_ns;		/* bpf_ktime_get_ns() */
+	__u64 seq;		/* global sequence, from 1, no gaps unless lost */
+	__u32 pid;		/* thread id */
+	__u32 tgid;		/* process id */
+	__u64 req;		/* request identity, see above; 0 if none */
+	__u64 user_data;
+	__u8 engine;		/* enum fsaio_engine */
+	__u8 site;		/* enum fsaio_wait_site */
+	__u8 ctx;		/* enum fsaio_context */
+	__u8 flags;		/* FSAIO_F_* */
+	__s32 res;
+	__u64 arg0;
+	__u64 arg1;
+	__u64 arg2;
+	__u32 nr_stack;		/* valid entries in stack[] */
+	__u32 pad;
+	__u64 stack[FSAIO_STACK_DEPTH];
+	char comm[FSAIO_COMM_LEN];
+};
+
+#endif /* FSAIO_H */

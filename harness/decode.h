@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Decoding raw records (ring buffer samples, log files) into fsaio_record. */
+#ifndef FSAIO_DECODE_H
+#define FSAIO_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "../bpf/fsaio.h"
+
+/* Validate and copy one raw record.  Returns 0, or -EINVAL with a one-line
+ * reason in err (wrong size, unknown version, unknown type, bad enum). */
+int fsaio_decode(const void *data, size_t len, struct fsaio_record *out,
+		 char *err, size_t errlen);
+
+/*
+ * Event log ("--record FILE", "replay FILE"): a header followed by raw
+ * records, FSAIO_EV_TRACE_END last.
+ */
+#define FSAIO_LOG_MAGIC "FSAIOLOG"
+
+struct fsaio_log_header {
+	char magic[8];		/* FSAIO_LOG_MAGIC, not NUL-terminated */
+	uint32_t log_version;	/* 1 */
+	uint32_t record_size;	/* sizeof(struct fsaio_record) */
+	uint32_t record_version;	/* FSAIO_RECORD_VERSION */
+	uint32_t features;	/* FEAT_* bits of the tracer that wrote it */
+	char release[128];	/* uname -r of the traced kernel */
+	char label[128];	/* workload or command */
+};
+
+int fsaio_log_write_header(FILE *f, const struct fsaio_log_header *h);
+int fsaio_log_write(FILE *f, const struct fsaio_record *rec);
+/* Returns 0 and fills h, or -EINVAL with reason in err. */
+int fsaio_log_read_header(FILE *f, struct fsaio_log_header *h,
+			  char *err, size_t errlen);
+/* Returns 1 with a record, 0 at clean EOF, -EINVAL on a truncated or
+ * undecodable record (reason in err). */
+int fsaio_log_read(FILE *f, struct fsaio_record *rec, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Classify a symbolized kernel stack into an fsaio_wait_site. Pure. */
+#ifndef FSAIO_WAITSITE_H
+#define FSAIO_WAITSITE_H
+
+#include "../bpf/fsaio.h"
+
+/* names[0] is the innermost frame.  NULL entries (unknown symbols) are
+ * skipped.  Returns the most specific site (journal and writeback before
+ * folio bit, folio bit before wait_bit action, io_schedule last). */
+enum fsaio_wait_site classify_wait_site(const char *const *names, int n);
+
+#endif
