@@ -79,3 +79,6 @@ vmlinux:
 
 clean:
 	rm -rf $(OUTPUT) fsaio
+
+# Kernel builds and QEMU runs (make kernels, make vmcheck) live in ci/vm.mk.
+-include ci/vm.mk
