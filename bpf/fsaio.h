@@ -11,6 +11,10 @@
 #ifndef FSAIO_H
 #define FSAIO_H
 
+#ifndef __VMLINUX_H__	/* BPF programs get the types from vmlinux.h */
+#include <linux/types.h>
+#endif
+
 #define FSAIO_RECORD_VERSION	1
 #define FSAIO_STACK_DEPTH	16
 #define FSAIO_COMM_LEN		16
