@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The fsaio subcommands; argv[0] is the command name. */
+#ifndef FSAIO_COMMANDS_H
+#define FSAIO_COMMANDS_H
+
+int cmd_trace(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_features(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+
+#endif

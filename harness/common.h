@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Exit codes and small helpers shared by the fsaio commands. */
+#ifndef FSAIO_COMMON_H
+#define FSAIO_COMMON_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#define FSAIO_VERSION "0.1"
+
+/* kselftest exit codes, plus one for bad command lines. */
+#define EXIT_PASS	0	/* KSFT_PASS */
+#define EXIT_FAIL	1	/* KSFT_FAIL: a check failed, or an error */
+#define EXIT_USAGE	2	/* bad flags, unknown workload, missing file */
+#define EXIT_SKIP	4	/* KSFT_SKIP: kernel or privilege missing */
+
+extern bool verbose;
+
+/* One-line diagnostics on stderr, prefixed "fsaio: ". */
+void fsaio_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fsaio_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Set by SIGINT/SIGTERM; long loops poll it. */
+extern volatile int fsaio_interrupted;
+void fsaio_install_signals(void);
+
+/* uname -r */
+const char *kernel_release(void);
+
+
+
+/* Not a probe result but a fact recorded with it: the patched kernel has
+ * fs.aio-buffered-async=1, so libaio buffered reads must not block.  Kept
+ * beside the tracer's FEAT_* bits in logs. */
+#define FEAT_X_LIBAIO_ASYNC	(1u << 31)
+#endif

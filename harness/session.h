@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A tracing session: the live tracer feeding one checker per segment (one
+ * workload, or a whole trace), optionally recording every record to a log.
+ */
+#ifndef FSAIO_SESSION_H
+#define FSAIO_SESSION_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "checker.h"
+#include "tracer.h"
+
+struct session {
+	struct tracer *tracer;
+	FILE *log;		/* --record, or NULL */
+	struct checker *checker;	/* current segment */
+	uint64_t lost_base;	/* tracer_lost() at segment start */
+	uint32_t features;	/* tracer features | FEAT_X_* */
+};
+
+/* Checker configuration for a kernel with these features. */
+struct checker_config session_checker_config(uint32_t features);
+
+/* Returns an exit code (EXIT_PASS on success) after printing the error. */
+int session_open(struct session *s, const struct tracer_opts *o,
+		 const char *record_path, const char *label);
+void session_begin(struct session *s);
+/* Poll once; returns records delivered or negative errno. */
+int session_poll(struct session *s, int timeout_ms);
+/* Drain what is left, append TRACE_END, finish.  Caller owns the checker. */
+struct checker *session_end(struct session *s);
+void session_close(struct session *s);
+
+#endif

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fsaio trace / features: watch the live system. */
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+#include "commands.h"
+#include "common.h"
+#include "report.h"
+#include "session.h"
+
+#define MAX_PIDS 64
+
+static struct trace_args {
+	int duration;		/* seconds, 0 = until Ctrl-C */
+	int interval;		/* periodic summary, 0 = none */
+	pid_t pids[MAX_PIDS];
+	int nr_pids;
+	const char *comm;
+	const char *json;
+	const char *record;
+	size_t ringbuf_mb;
+	bool no_fentry;
+} targs = { .interval = 5 };
+
+static const struct argp_option trace_options[] = {
+	{ "duration", 'd', "SEC", 0, "stop after SEC seconds (default: until Ctrl-C)" },
+	{ "interval", 'i', "SEC", 0, "print a summary line every SEC seconds (default 5, 0: off)" },
+	{ "pid", 'p', "PID", 0, "trace only this process and its children (repeatable)" },
+	{ "comm", 'c', "COMM", 0, "trace only tasks with this command name" },
+	{ "json", 'j', "FILE", 0, "write the JSON summary to FILE" },
+	{ "record", 'r', "FILE", 0, "record every event to FILE (for 'fsaio replay')" },
+	{ "ringbuf-mb", 'b', "MB", 0, "ring buffer size in MiB (default 8)" },
+	{ "no-fentry", 'F', NULL, 0, "use tracepoints only, even where fentry loads" },
+	{ "verbose", 'v', NULL, 0, "print feature probes and all histograms" },
+	{},
+};
+
+static long parse_positive(struct argp_state *state, const char *what,
+			   const char *arg, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || v < 0 || v > max)
+		argp_error(state, "%s wants a number from 0 to %ld, not '%s'", what, max, arg);
+	return v;
+}
+
+static error_t trace_parse(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case 'd':
+		targs.duration = parse_positive(state, "--duration", arg, 86400 * 365);
+		break;
+	case 'i':
+		targs.interval = parse_positive(state, "--interval", arg, 86400);
+		break;
+	case 'p':
+		if (targs.nr_pids == MAX_PIDS)
+			argp_error(state, "at most %d --pid options", MAX_PIDS);
+		targs.pids[targs.nr_pids] = parse_positive(state, "--pid", arg, INT32_MAX);
+		if (kill(targs.pids[targs.nr_pids], 0) && errno == ESRCH)
+			argp_error(state, "no process with pid %s", arg);
+		targs.nr_pids++;
+		break;
+	case 'c':
+		if (strlen(arg) >= FSAIO_COMM_LEN)
+			argp_error(state, "--comm: task names are at most %d characters",
+				   FSAIO_COMM_LEN - 1);
+		targs.comm = arg;
+		break;
+	case 'j':
+		targs.json = arg;
+		break;
+	case 'r':
+		targs.record = arg;
+		break;
+	case 'b':
+		targs.ringbuf_mb = parse_positive(state, "--ringbuf-mb", arg, 1024);
+		if (targs.ringbuf_mb & (targs.ringbuf_mb - 1) || !targs.ringbuf_mb)
+			argp_error(state, "--ringbuf-mb must be a power of two");
+		break;
+	case 'F':
+		targs.no_fentry = true;
+		break;
+	case 'v':
+		verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'; to trace a command use 'fsaio check -- CMD'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void print_periodic(double t, const struct checker_stats *st,
+			   uint64_t lost)
+{
+	int e;
+
+	printf("%7.1fs", t);
+	for (e = FSAIO_ENGINE_LIBAIO; e < FSAIO_ENGINE__COUNT; e++) {
+		const struct engine_stats *es = &st->engine[e];
+
+		printf("  %s: sub %" PRIu64 " comp %" PRIu64 " blocked %" PRIu64
+		       " punts %" PRIu64, engine_name(e), es->submitted,
+		       es->completed, es->blocked_in_submit, es->punts);
+	}
+	printf("  records %" PRIu64 " lost %" PRIu64 "\n", st->records, lost);
+	fflush(stdout);
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	static const struct argp argp = { trace_options, trace_parse, NULL,
+		"Trace asynchronous I/O and every uninterruptible sleep on the live system.\v"
+		"Counts, per engine, requests submitted and completed, submits that slept\n"
+		"in a page or bit wait (blocked), retries, wakes, resumes and io-wq punts;\n"
+		"and a table of D-state sleeps by wait site and context with log2\n"
+		"latency histograms.  Without -p/-c every task is traced.  Lost events\n"
+		"(ring buffer full) make the run an error: raise --ringbuf-mb.\n"
+		"Exit status: 0 ok, 1 events were lost or tracing failed, 2 usage, 4 skip." };
+	struct tracer_opts topts = { 0 };
+	const struct checker_stats *st;
+	struct run_result run = { 0 };
+	struct session s;
+	double t0, next;
+	char err[512];
+	int ret, i;
+
+	argp_err_exit_status = EXIT_USAGE;
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		return EXIT_USAGE;
+	topts.verbose = verbose;
+	topts.all_tasks = !targs.nr_pids && !targs.comm;
+	topts.comm = targs.comm;
+	topts.no_fentry = targs.no_fentry;
+	topts.ringbuf_bytes = targs.ringbuf_mb << 20;
+
+	fsaio_install_signals();
+	ret = session_open(&s, &topts, targs.record, "trace");
+	if (ret)
+		return ret;
+	for (i = 0; i < targs.nr_pids; i++)
+		tracer_track_pid(s.tracer, targs.pids[i]);
+	session_begin(&s);
+	fprintf(stderr, "fsaio: tracing %s%s; %s\n",
+		topts.all_tasks ? "all tasks" : "selected tasks",
+		targs.duration ? "" : " until Ctrl-C",
+		verbose ? "features above" : "-v shows the features in use");
+	t0 = now_seconds();
+	next = t0 + (targs.interval ? targs.interval : 1e12);
+	while (!fsaio_interrupted) {
+		double now = now_seconds();
+
+		if (targs.duration && now - t0 >= targs.duration)
+			break;
+		ret = session_poll(&s, 100);
+		if (ret < 0 && ret != -EINTR) {
+			fsaio_err("ring buffer poll failed: %s", strerror(-ret));
+			break;
+		}
+		if (now >= next) {
+			print_periodic(now - t0, checker_stats(s.checker),
+				       tracer_lost(s.tracer) - s.lost_base);
+			next += targs.interval;
+		}
+	}
+	run.checker = session_end(&s);
+	snprintf(run.name, sizeof(run.name), "trace");
+	snprintf(run.command, sizeof(run.command), "fsaio trace");
+	run.wall_seconds = now_seconds() - t0;
+	st = checker_stats(run.checker);
+	printf("\n--- fsaio trace: %.1f s on %s ---\n", run.wall_seconds, kernel_release());
+	report_text_stats(stdout, st);
+
+	ret = EXIT_PASS;
+	if (st->lost) {
+		fsaio_err("ERROR: %" PRIu64 " events lost (ring buffer full); rerun with a larger --ringbuf-mb",
+			  st->lost);
+		ret = EXIT_FAIL;
+	}
+	if (targs.json && report_json_write(targs.json, "trace", kernel_release(),
+					    s.features, &run, 1, err, sizeof(err))) {
+		fsaio_err("%s", err);
+		ret = EXIT_FAIL;
+	}
+	checker_free(run.checker);
+	session_close(&s);
+	return ret;
+}
+
+int cmd_features(int argc, char **argv)
+{
+	struct tracer_opts topts = { .verbose = verbose };
+	struct tracer *t;
+	char err[512];
+	int ret;
+
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		printf("Usage: fsaio features\nProbe and print what this kernel lets fsaio observe,\n"
+		       "and what each missing feature costs.\n");
+		return EXIT_PASS;
+	}
+	if (geteuid() != 0) {
+		fsaio_err("probing BPF features needs root; run as root or with sudo");
+		return EXIT_SKIP;
+	}
+	ret = tracer_open(&t, &topts, err, sizeof(err));
+	if (ret) {
+		fsaio_err("%s", err);
+		return ret == -EOPNOTSUPP || ret == -ENOENT ? EXIT_SKIP : EXIT_FAIL;
+	}
+	printf("kernel %s\n", kernel_release());
+	tracer_print_features(t, stdout);
+	tracer_close(t);
+	return EXIT_PASS;
+}
