@@ -67,7 +67,7 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(CORE_OBJS) tests/unit/kselftest_harness.h
 	$(CC) $(CFLAGS) -Itests/unit $< $(CORE_OBJS) -o $@
 
 unit: $(UNIT_TESTS)
-	@tests/run-unit.sh $(UNIT_TESTS)
+	@for t in $(UNIT_TESTS); do $$t || exit 1; done
 
 check: all $(UNIT_TESTS)
 	@tests/run-all.sh $(UNIT_TESTS)

@@ -1,0 +1,239 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# End-to-end tests of fsaio on the running kernel: real BPF, real fio,
+# real libaio/io_uring, real loop devices.  KTAP out; the last line is a
+# kselftest "# Totals:" line that tests/run-all.sh adds up.
+set -u
+cd "$(dirname "$0")/../.."
+FSAIO=./fsaio
+WORK=$(mktemp -d /var/tmp/fsaio-e2e.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+n=0 pass=0 fail=0 skip=0
+TESTS=()
+
+ktap_result() {	# name rc(0 ok, 1 fail, 4 skip) [reason]
+	n=$((n + 1))
+	case $2 in
+	0) echo "ok $n $1"; pass=$((pass + 1)) ;;
+	4) echo "ok $n $1 # SKIP ${3:-}"; skip=$((skip + 1)) ;;
+	*) echo "not ok $n $1${3:+ # $3}"; fail=$((fail + 1)) ;;
+	esac
+}
+
+# Fail the current test with a message (tests run in subshells).
+die() { echo "# $*"; exit 1; }
+need_root() { [[ $(id -u) -eq 0 ]] || { echo "# needs root"; exit 4; }; }
+# jq FILE FILTER: evaluate, fail if null/false/error
+jqv() { jq -er "$2" "$1" 2>/dev/null; }
+leftovers() {	# nothing of ours mounted or attached
+	! grep -q fsaio /proc/mounts || die "scratch mount left behind: $(grep fsaio /proc/mounts)"
+	! losetup -a 2>/dev/null | grep -q fsaio || die "loop device left behind: $(losetup -a | grep fsaio)"
+	! pgrep -f 'fsaio-e2e-marker' >/dev/null || die "workload process left behind"
+}
+
+# ---------------------------------------------------------------- usage
+t_help() {
+	$FSAIO --help | grep -q "Usage: fsaio" || die "no usage"
+	$FSAIO check --help | grep -q -- "-- CMD" || die "check --help lacks '-- CMD'"
+	$FSAIO trace --help | grep -q -- "--duration" || die "trace --help lacks --duration"
+}
+TESTS+=(t_help)
+
+t_bad_input() {
+	local out rc
+	out=$($FSAIO frobnicate 2>&1); rc=$?
+	[[ $rc -eq 2 && $out == "fsaio: unknown command"* ]] || die "unknown command: rc=$rc '$out'"
+	out=$($FSAIO check --no-such-flag 2>&1); rc=$?
+	[[ $rc -eq 2 ]] || die "unknown flag: rc=$rc"
+	out=$($FSAIO check no_such_workload 2>&1); rc=$?
+	[[ $rc -eq 2 && $out == *"unknown workload 'no_such_workload'"* ]] || die "unknown workload: rc=$rc '$out'"
+	out=$($FSAIO trace -d abc 2>&1); rc=$?
+	[[ $rc -eq 2 ]] || die "bad duration: rc=$rc"
+	out=$($FSAIO replay /nonexistent/log 2>&1); rc=$?
+	[[ $rc -eq 2 && $out == *"cannot open"* ]] || die "missing log: rc=$rc '$out'"
+	out=$($FSAIO check -- 2>&1); rc=$?
+	[[ $rc -eq 2 ]] || die "empty command: rc=$rc '$out'"
+}
+TESTS+=(t_bad_input)
+
+t_not_root() {
+	need_root
+	local out rc
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups $FSAIO check -- true 2>&1); rc=$?
+	[[ $rc -eq 4 && $out == *"needs root"* ]] || die "not root: rc=$rc '$out'"
+	[[ $(wc -l <<<"$out") -eq 1 ]] || die "not one line: '$out'"
+}
+TESTS+=(t_not_root)
+
+t_no_btf() {
+	need_root
+	local out rc
+	out=$(FSAIO_BTF=/nonexistent/vmlinux $FSAIO check -- true 2>&1); rc=$?
+	[[ $rc -eq 4 && $out == *"BTF"* ]] || die "no BTF: rc=$rc '$out'"
+}
+TESTS+=(t_no_btf)
+
+t_command_not_found() {
+	need_root
+	local out rc
+	out=$($FSAIO check -- /nonexistent/prog 2>&1); rc=$?
+	[[ $rc -eq 2 && $out == *"cannot run '/nonexistent/prog'"* ]] || die "rc=$rc '$out'"
+	leftovers
+}
+TESTS+=(t_command_not_found)
+
+t_command_fails() {
+	need_root
+	local out rc
+	out=$($FSAIO check -- sh -c 'exit 3' 2>&1); rc=$?
+	[[ $rc -eq 1 && $out == *"not ok 1 workload_exit"* ]] || die "rc=$rc '$out'"
+}
+TESTS+=(t_command_fails)
+
+t_command_hangs() {
+	need_root
+	local out rc
+	out=$($FSAIO check --timeout 2 -- sh -c 'sleep 600 # fsaio-e2e-marker' 2>&1); rc=$?
+	[[ $rc -eq 1 && $out == *"hung: killed after 2 s"* ]] || die "rc=$rc '$out'"
+	sleep 0.5
+	leftovers
+}
+TESTS+=(t_command_hangs)
+
+t_interrupted() {
+	need_root
+	local pid rc
+	$FSAIO check --timeout 60 fio_libaio_randread_cold >"$WORK/int.out" 2>&1 &
+	pid=$!
+	sleep 4
+	kill -INT $pid
+	wait $pid; rc=$?
+	[[ $rc -eq 1 ]] || die "interrupted run: rc=$rc: $(cat "$WORK/int.out")"
+	grep -q "interrupted" "$WORK/int.out" || die "no 'interrupted' message"
+	sleep 0.5
+	leftovers
+}
+TESTS+=(t_interrupted)
+
+# ------------------------------------------------ the must-show: fio, not ours
+# A program that is not part of fsaio (fio) submits a batch of cold 4 KiB
+# buffered reads; fsaio must count exactly what fio says it did.
+fio_cold_reads() {	# engine json_out
+	fio --name=cold --directory="$WORK" --filename=cold.dat --size=16m \
+	    --ioengine="$1" --direct=0 --rw=randread --bs=4k --iodepth=32 \
+	    --number_ios=512 --invalidate=1 --randrepeat=1 --norandommap \
+	    --output-format=json --output="$2"
+}
+
+t_fio_libaio_cold_exact() {
+	need_root
+	local out rc ios sub comp blocked
+	out=$($FSAIO check --json "$WORK/la.json" -- \
+	      bash -c "$(declare -f fio_cold_reads); WORK=$WORK fio_cold_reads libaio $WORK/fio-la.json" 2>&1); rc=$?
+	echo "$out" | grep -E '^ *(not ok|ok [0-9]+ nonblocking|# nonblocking)' | head -5
+	[[ $rc -eq 0 ]] || die "fsaio check rc=$rc: $out"
+	ios=$(jq '.jobs[0].read.total_ios' "$WORK/fio-la.json")
+	sub=$(jqv "$WORK/la.json" '.engines.libaio.submitted')
+	comp=$(jqv "$WORK/la.json" '.engines.libaio.completed')
+	blocked=$(jqv "$WORK/la.json" '.engines.libaio.blocked_in_submit')
+	echo "# fio total_ios=$ios traced submitted=$sub completed=$comp blocked_in_submit=$blocked"
+	[[ $ios -gt 0 && $sub -eq $ios && $comp -eq $ios ]] || die "counts differ"
+	# Stock kernel: io_submit sleeps in page waits, reported XFAIL with the count.
+	if ! jqv "$WORK/la.json" '.kernel.features.fsaio_tracepoints' >/dev/null; then
+		[[ $blocked -gt 0 ]] || die "stock kernel but no blocking seen in io_submit"
+		jqv "$WORK/la.json" '.invariants[] | select(.name=="nonblocking_submit_libaio") | select(.verdict=="xfail") | .detail' || die "not XFAIL"
+	fi
+}
+TESTS+=(t_fio_libaio_cold_exact)
+
+t_fio_io_uring_cold_exact() {
+	need_root
+	local out rc ios sub comp blocked
+	out=$($FSAIO check --json "$WORK/iu.json" -- \
+	      bash -c "$(declare -f fio_cold_reads); WORK=$WORK fio_cold_reads io_uring $WORK/fio-iu.json" 2>&1); rc=$?
+	[[ $rc -eq 0 ]] || die "fsaio check rc=$rc: $out"
+	ios=$(jq '.jobs[0].read.total_ios' "$WORK/fio-iu.json")
+	sub=$(jqv "$WORK/iu.json" '.engines.io_uring.submitted')
+	comp=$(jqv "$WORK/iu.json" '.engines.io_uring.completed')
+	blocked=$(jqv "$WORK/iu.json" '.engines.io_uring.blocked_in_submit')
+	echo "# fio total_ios=$ios traced submitted=$sub completed=$comp blocked_in_submit=$blocked"
+	[[ $ios -gt 0 && $sub -eq $ios && $comp -eq $ios && $blocked -eq 0 ]] || die "counts differ or blocked"
+	jqv "$WORK/iu.json" '.invariants[] | select(.name=="exactly_once") | select(.verdict=="pass")' >/dev/null || die "exactly_once not pass"
+	jqv "$WORK/iu.json" '.invariants[] | select(.name=="nonblocking_submit_io_uring") | select(.verdict=="pass")' >/dev/null || die "nonblocking_submit_io_uring not pass"
+}
+TESTS+=(t_fio_io_uring_cold_exact)
+
+# ------------------------------------------------ the suite, JSON, replay
+t_suite() {
+	need_root
+	local rc
+	$FSAIO check --json "$WORK/suite.json" --record "$WORK/suite.log" >"$WORK/suite.ktap" 2>&1; rc=$?
+	sed 's/^/# /' "$WORK/suite.ktap" | grep -E '^# *(not ok|ok [0-9]+ [a-z_]+$|# [a-z_]+:)' | head -60
+	[[ $rc -eq 0 ]] || die "suite rc=$rc"
+	for k in '.kernel.release' '.kernel.features' '.engines.libaio.submitted' \
+		 '.engines.io_uring.punts' '.wait_sites' '.lost_events' '.invariants[0].verdict'; do
+		jq -e "$k != null" "$WORK/suite.json" >/dev/null || die "JSON lacks $k"
+	done
+	[[ $(jq '.lost_events' "$WORK/suite.json") -eq 0 ]] || die "lost events"
+	leftovers
+}
+TESTS+=(t_suite)
+
+t_replay() {
+	need_root
+	[[ -s $WORK/suite.log ]] || { echo "# needs t_suite's log"; exit 4; }
+	local rc
+	$FSAIO replay --json "$WORK/replay.json" "$WORK/suite.log" >"$WORK/replay.ktap"; rc=$?
+	[[ $rc -eq 0 ]] || die "replay rc=$rc"
+	# The trace verdicts of replay equal those of the live run.
+	diff <(jq -c '[.runs[].invariants[] | select(.name|test("^workload")|not) | [.name,.verdict,.observations]]' "$WORK/suite.json") \
+	     <(jq -c '[.runs[].invariants[] | select(.name|test("^workload")|not) | [.name,.verdict,.observations]]' "$WORK/replay.json") ||
+		die "replay verdicts differ from the live run"
+	# Truncated log: ERROR (exit 1), never a pass.
+	head -c $(( $(stat -c %s "$WORK/suite.log") - 100 )) "$WORK/suite.log" >"$WORK/trunc.log"
+	$FSAIO replay "$WORK/trunc.log" >"$WORK/trunc.ktap" 2>&1; rc=$?
+	[[ $rc -eq 1 ]] || die "truncated log: rc=$rc"
+	grep -q "not ok [0-9]* trace_integrity" "$WORK/trunc.ktap" || die "truncated log: trace_integrity not failed"
+	echo garbage >"$WORK/garbage.log"
+	$FSAIO replay "$WORK/garbage.log" >/dev/null 2>&1; rc=$?
+	[[ $rc -eq 2 ]] || die "garbage log: rc=$rc"
+}
+TESTS+=(t_replay)
+
+# ------------------------------------------------ trace
+t_trace_idle() {
+	need_root
+	local rc
+	$FSAIO trace -d 3 -i 1 --json "$WORK/idle.json" >"$WORK/idle.out" 2>&1; rc=$?
+	[[ $rc -eq 0 ]] || die "rc=$rc: $(cat "$WORK/idle.out")"
+	[[ $(jq '.lost_events' "$WORK/idle.json") -eq 0 ]] || die "lost events"
+	grep -q "wait site" "$WORK/idle.out" || die "no wait-site table"
+}
+TESTS+=(t_trace_idle)
+
+t_trace_under_load() {
+	need_root
+	local rc fpid
+	fio --name=cached --directory="$WORK" --filename=hot.dat --size=64m --ioengine=psync \
+	    --rw=randread --bs=4k --time_based --runtime=8 --invalidate=0 \
+	    --output-format=json --output="$WORK/hot.json" >/dev/null 2>&1 &
+	fpid=$!
+	$FSAIO trace -d 6 -i 2 --json "$WORK/load.json" >"$WORK/load.out" 2>&1; rc=$?
+	wait $fpid
+	[[ $rc -eq 0 ]] || die "rc=$rc: $(tail -3 "$WORK/load.out")"
+	echo "# fio cached randread $(jq '.jobs[0].read.iops|floor' "$WORK/hot.json") IOPS while traced; records $(jq '.runs[0].records' "$WORK/load.json"), lost $(jq '.lost_events' "$WORK/load.json")"
+	[[ $(jq '.lost_events' "$WORK/load.json") -eq 0 ]] || die "lost events"
+}
+TESTS+=(t_trace_under_load)
+
+echo "KTAP version 1"
+echo "1..${#TESTS[@]}"
+for t in "${TESTS[@]}"; do
+	out=$( (set +e; "$t") 2>&1 ); rc=$?
+	[[ -n $out ]] && sed 's/^\([^#]\)/# \1/' <<<"$out"
+	reason=""
+	[[ $rc -eq 4 ]] && reason=$(grep -m1 '^# ' <<<"$out" | sed 's/^# //')
+	ktap_result "${t#t_}" "$rc" "$reason"
+done
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
+[[ $fail -eq 0 ]]
