@@ -93,7 +93,9 @@ int checker_feed(struct checker *c, const struct fsaio_record *rec);
 void checker_note_malformed(struct checker *c, const char *why);
 
 /* Evaluate all invariants.  Call once, after the last record (normally
- * FSAIO_EV_TRACE_END).  Results are valid until checker_free(). */
+ * FSAIO_EV_TRACE_END); later calls do nothing.  Results are valid until
+ * checker_free(); before checker_finish() every result reads ERROR
+ * "not evaluated". */
 void checker_finish(struct checker *c);
 
 const struct invariant_result *checker_result(const struct checker *c,
@@ -108,7 +110,8 @@ const char *context_name(enum fsaio_context x);		/* "submit_libaio", ... */
 const char *event_type_name(enum fsaio_event_type t);	/* "submit", ... */
 
 /* Worst of two verdicts for an aggregate exit status:
- * ERROR > FAIL > PASS/XFAIL; SKIP only if all skipped. */
+ * ERROR > FAIL > XFAIL > PASS > SKIP (SKIP only if all skipped; an XFAIL
+ * run aggregates to XFAIL, whose exit status is still a pass). */
 enum verdict verdict_worse(enum verdict a, enum verdict b);
 
 #endif

@@ -1,0 +1,1231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The checker: per-request state machines and invariants over a stream of
+ * decoded fsaio records.  Pure core, no libbpf: live tracing, replay, unit
+ * tests and fuzzers all drive this same code.
+ *
+ * Decisions (design.md section 6, adapted; the reports rely on them):
+ *
+ * Identity.  A lifecycle is keyed by (engine, tgid, req).  The hash is over
+ * req only, so events that run outside the submitter (libaio kernel
+ * completion in IRQ context, wake callbacks, kworker resumes) still find
+ * their request: such events (COMPLETE, RETRY, WAKE, RESUME, PUNT) match
+ * the exact key first and otherwise any lifecycle with the same req (and
+ * the same engine, unless the record's engine is NONE), preferring one
+ * still in flight.  SUBMIT and REAP run in the submitting process and must
+ * match exactly.  A SUBMIT of a key whose lifecycle is finished starts a new
+ * lifecycle (pointers are recycled); a SUBMIT of a key still in flight is
+ * an exactly_once violation (the previous lifecycle never completed).
+ *
+ * libaio batches.  SUBMITs carry the batch id in res and the index in
+ * arg2 >> 32; the SUBMIT_DONE of that thread with arg2 == batch id says how
+ * many were accepted.  Entries at index >= accepted are dropped (not
+ * counted as submitted, never expected to complete).  A new batch from the
+ * same thread before the SUBMIT_DONE of the previous one means that
+ * SUBMIT_DONE was not traced; the previous batch is then taken as accepted.
+ *
+ * Completion.  io_uring: COMPLETE ends the lifecycle.  libaio: REAP ends it
+ * (the user saw the io_event); a kernel COMPLETE is also required when
+ * cfg.see_libaio_kernel_complete, and both must carry the same result.  A
+ * second COMPLETE or a second REAP is a double completion.  A libaio
+ * COMPLETE/REAP of a request never seen submitted fails exactly_once; an
+ * io_uring COMPLETE of an unknown request is only counted (requests that
+ * fail in io_init_req complete without an io_uring_submit_req event) and
+ * shown in the detail.  "completed" counts each lifecycle once.  A request
+ * never completed is quiescence's business, not exactly_once's.
+ *
+ * Retry lifecycle (only judged when cfg.see_retry; the events are counted
+ * regardless): RETRY arms, WAKE must follow an armed RETRY, RESUME must
+ * follow a WAKE; a new RETRY or the completion needs the previous retry
+ * resumed.  PUNT is a resumption path: it disarms whatever is armed, and a
+ * RESUME right after a PUNT (the worker picking the request up) is allowed.
+ * RETRY/WAKE/RESUME/PUNT with req == 0 are counted but cannot be
+ * attributed; with an unknown req != 0 they are violations.
+ *
+ * Sequence numbers.  seq starts anywhere and increases by one; records
+ * without seq (0) are allowed only for harness-written records
+ * (TRACE_END, or FSAIO_F_INFERRED).  Lost records are computed as
+ * (max - min + 1) - distinct seen, so the small reordering that per-CPU
+ * reservation can cause is not mistaken for loss (it is counted and shown
+ * in the trace_integrity detail); repeated seqs are an ERROR of their own.
+ * trace_integrity is ERROR on loss, on any malformed record (rejected by
+ * checker_feed or noted by checker_note_malformed) and without TRACE_END.
+ *
+ * Skips.  nonblocking_submit_* SKIP without cfg.see_sleep or when the
+ * engine had no requests; exactly_once SKIPs with no requests; retry_
+ * lifecycle SKIPs without cfg.see_retry (cfg.skip_retry_reason);
+ * resume_context SKIPs only when there were no RESUMEs and !see_retry.
+ * libaio blocking in io_submit is XFAIL unless cfg.libaio_async_expected.
+ *
+ * Quiescence.  At the end every accepted lifecycle must have ended and no
+ * wait entry may be armed; libaio requests of a process that exited
+ * (PROC_EXIT after the SUBMIT) without reaping are named as such.
+ *
+ * Verdicts.  Every invariant is PASS, FAIL, XFAIL, SKIP or ERROR; only
+ * trace_integrity uses ERROR.  Details are one line; on failure they give
+ * the number of violations and the first one, with the request's recent
+ * event sequence: "req 0x1000 (libaio tgid 42): submit, reap(4096),
+ * reap(4096)".
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "checker.h"
+#include "decode.h"
+
+#define HIST_LEN	16	/* events kept per lifecycle for failure details */
+#define EV_REJECTED	100	/* pseudo event in a history: batch entry rejected */
+
+/* struct lc.flags */
+#define LC_ACTIVE	0x01	/* a lifecycle is open (submitted, not rejected) */
+#define LC_PENDING	0x02	/* libaio: its batch's SUBMIT_DONE not yet seen */
+#define LC_REJECTED	0x04	/* libaio: io_submit did not accept it */
+#define LC_KCOMPLETE	0x08	/* kernel COMPLETE seen */
+#define LC_REAPED	0x10	/* user REAP seen */
+#define LC_DONE		0x20	/* lifecycle ended (counted in completed) */
+#define LC_PUNTED	0x40	/* last resumption path was a punt */
+
+enum rstate { R_IDLE, R_ARMED, R_WOKEN };
+
+/* One request lifecycle; 128 bytes, kept for the life of the checker and
+ * reused when the same key is submitted again. */
+struct lc {
+	uint64_t req;
+	uint64_t born;		/* st.records at SUBMIT: orders against PROC_EXIT */
+	uint32_t tgid;
+	uint32_t pid;		/* submitting thread */
+	int32_t batch;		/* libaio batch id */
+	uint32_t index;		/* libaio index in the batch */
+	int32_t kres;		/* kernel COMPLETE result */
+	int32_t ures;		/* REAP result */
+	uint16_t nev;		/* events in this lifecycle, saturating */
+	uint8_t engine;
+	uint8_t flags;
+	uint8_t rstate;
+	uint8_t head;		/* next slot in ev[]/val[] */
+	uint8_t ev[HIST_LEN];
+	int32_t val[HIST_LEN];
+};
+
+/* A thread's libaio batch awaiting its SUBMIT_DONE. */
+struct thr {
+	uint32_t pid;
+	int32_t batch;
+	uint32_t n, cap;
+	uint32_t *lcs;		/* indices into c->lcs */
+};
+
+/* Open addressing over uint32 slots holding index + 1 (0 = empty).  Never
+ * deleted from, so no tombstones; grown at half load. */
+struct table {
+	uint32_t *slot;
+	uint32_t mask;		/* capacity - 1, capacity a power of two */
+	uint32_t used;
+};
+
+/* First violation of an invariant, and how many there were. */
+struct fail {
+	uint64_t count;
+	char first[400];
+};
+
+struct sleep_sum {
+	uint64_t count;
+	uint64_t ns;
+	char first[200];	/* the first offending sleep */
+};
+
+struct checker {
+	struct checker_config cfg;
+	struct checker_stats st;
+	struct invariant_result res[INV__COUNT];
+	bool finished;
+
+	struct lc *lcs;
+	uint32_t nr_lcs, cap_lcs;
+	struct table req_tab;
+
+	struct thr *thrs;
+	uint32_t nr_thrs, cap_thrs;
+	struct table thr_tab;
+
+	/* tgid -> st.records at its PROC_EXIT (value 0 = never exited) */
+	uint64_t *exit_keys, *exit_at;
+	uint32_t exit_mask, nr_exits;
+
+	uint64_t lifecycles;	/* accepted lifecycles, all engines */
+	uint64_t rejected;	/* libaio batch entries io_submit refused */
+	uint64_t unmatched_uring; /* io_uring COMPLETE of unknown requests */
+	uint64_t unattributed;	/* RETRY/WAKE/RESUME/PUNT without req */
+
+	/* seq accounting */
+	uint64_t seq_min, seq_max, seq_seen, seq_last, reordered;
+	uint64_t end_lost;	/* TRACE_END.arg0 summed */
+	uint64_t trace_ends;
+	char malformed_first[200];
+
+	struct fail eonce, retry, resume, quiesce;
+	struct sleep_sum blocked[FSAIO_ENGINE__COUNT];
+};
+
+/* ---------- names ---------- */
+
+const char *verdict_name(enum verdict v)
+{
+	static const char *const n[] = { "pass", "fail", "xfail", "skip", "error" };
+
+	return (unsigned)v < sizeof(n) / sizeof(n[0]) ? n[v] : "?";
+}
+
+const char *engine_name(enum fsaio_engine e)
+{
+	static const char *const n[] = { "none", "libaio", "io_uring" };
+
+	return (unsigned)e < FSAIO_ENGINE__COUNT ? n[e] : "?";
+}
+
+const char *wait_site_name(enum fsaio_wait_site s)
+{
+	static const char *const n[] = { "unknown", "folio_bit", "wait_bit_action",
+		"writeback", "journal", "io_other", "other" };
+
+	return (unsigned)s < FSAIO_SITE__COUNT ? n[s] : "?";
+}
+
+const char *context_name(enum fsaio_context x)
+{
+	static const char *const n[] = { "other", "submit_libaio", "submit_io_uring",
+		"io_wq_worker", "kworker", "sync_read", "sync_write", "reap" };
+
+	return (unsigned)x < FSAIO_CTX__COUNT ? n[x] : "?";
+}
+
+const char *event_type_name(enum fsaio_event_type t)
+{
+	static const char *const n[] = { "?", "submit", "submit_done", "retry",
+		"wake", "resume", "punt", "complete", "reap", "sleep", "wait_bit",
+		"task_work", "workqueue", "proc_exit", "trace_end" };
+
+	if (t == EV_REJECTED)
+		return "rejected";
+	return (unsigned)t < FSAIO_EV__MAX ? n[t] : "?";
+}
+
+/* ERROR > FAIL > XFAIL > PASS > SKIP. */
+static int severity(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_ERROR:	return 4;
+	case VERDICT_FAIL:	return 3;
+	case VERDICT_XFAIL:	return 2;
+	case VERDICT_PASS:	return 1;
+	default:		return 0;
+	}
+}
+
+enum verdict verdict_worse(enum verdict a, enum verdict b)
+{
+	return severity(b) > severity(a) ? b : a;
+}
+
+/* ---------- hashing ---------- */
+
+static uint32_t hash64(uint64_t x)
+{
+	/* splitmix64 finalizer: pointers differ only in a few middle bits */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return (uint32_t)x;
+}
+
+static int table_init(struct table *t, uint32_t cap)
+{
+	t->slot = calloc(cap, sizeof(*t->slot));
+	t->mask = cap - 1;
+	t->used = 0;
+	return t->slot ? 0 : -ENOMEM;
+}
+
+/* Rehash into twice the space; key_of() gives the hashed key of an index. */
+static int table_grow(struct table *t, uint64_t (*key_of)(const struct checker *, uint32_t),
+		      const struct checker *c)
+{
+	struct table n;
+	uint32_t i;
+
+	if (table_init(&n, (t->mask + 1) * 2))
+		return -ENOMEM;
+	for (i = 0; i <= t->mask; i++) {
+		uint32_t v = t->slot[i], h;
+
+		if (!v)
+			continue;
+		for (h = hash64(key_of(c, v - 1)) & n.mask; n.slot[h]; h = (h + 1) & n.mask)
+			;
+		n.slot[h] = v;
+	}
+	n.used = t->used;
+	free(t->slot);
+	*t = n;
+	return 0;
+}
+
+static uint64_t lc_key(const struct checker *c, uint32_t i)
+{
+	return c->lcs[i].req;
+}
+
+static uint64_t thr_key(const struct checker *c, uint32_t i)
+{
+	return c->thrs[i].pid;
+}
+
+/* ---------- lifecycles ---------- */
+
+static bool lc_inflight(const struct lc *l)
+{
+	return (l->flags & LC_ACTIVE) && !(l->flags & LC_DONE);
+}
+
+/*
+ * Find the lifecycle of a record.  exact: (engine, tgid, req) must match.
+ * Otherwise an exact match still wins, then one with the same req and
+ * engine (any engine if the record has none) that is in flight, then any.
+ */
+static struct lc *lc_find(struct checker *c, const struct fsaio_record *r, bool exact)
+{
+	struct table *t = &c->req_tab;
+	struct lc *inflight = NULL, *any = NULL;
+	uint32_t h, v;
+
+	for (h = hash64(r->req) & t->mask; (v = t->slot[h]); h = (h + 1) & t->mask) {
+		struct lc *l = &c->lcs[v - 1];
+
+		if (l->req != r->req)
+			continue;
+		if (r->engine != FSAIO_ENGINE_NONE && l->engine != r->engine)
+			continue;
+		if (l->tgid == r->tgid && l->engine == r->engine)
+			return l;
+		if (exact)
+			continue;
+		if (!inflight && lc_inflight(l))
+			inflight = l;
+		if (!any)
+			any = l;
+	}
+	return inflight ? inflight : any;
+}
+
+static struct lc *lc_create(struct checker *c, const struct fsaio_record *r)
+{
+	struct table *t = &c->req_tab;
+	struct lc *l;
+	uint32_t h;
+
+	if ((t->used + 1) * 2 > t->mask + 1 && table_grow(t, lc_key, c))
+		return NULL;
+	if (c->nr_lcs == c->cap_lcs) {
+		uint32_t cap = c->cap_lcs ? c->cap_lcs * 2 : 1024;
+		struct lc *n = realloc(c->lcs, (size_t)cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		c->lcs = n;
+		c->cap_lcs = cap;
+	}
+	l = &c->lcs[c->nr_lcs++];
+	memset(l, 0, sizeof(*l));
+	l->req = r->req;
+	l->tgid = r->tgid;
+	l->engine = r->engine;
+	for (h = hash64(r->req) & t->mask; t->slot[h]; h = (h + 1) & t->mask)
+		;
+	t->slot[h] = c->nr_lcs;
+	t->used++;
+	return l;
+}
+
+static void lc_push(struct lc *l, unsigned type, int32_t val)
+{
+	l->ev[l->head] = type;
+	l->val[l->head] = val;
+	l->head = (l->head + 1) % HIST_LEN;
+	if (l->nev < UINT16_MAX)
+		l->nev++;
+}
+
+/* "req 0x1000 (libaio tgid 42): submit, reap(4096), reap(4096)" */
+static void lc_format(const struct lc *l, char *buf, size_t len)
+{
+	unsigned n = l->nev < HIST_LEN ? l->nev : HIST_LEN;
+	unsigned i, at;
+	size_t o;
+
+	o = snprintf(buf, len, "req 0x%" PRIx64 " (%s tgid %u):", l->req,
+		     engine_name(l->engine), l->tgid);
+	if (l->nev > HIST_LEN && o < len)
+		o += snprintf(buf + o, len - o, " ...%u earlier,", l->nev - HIST_LEN);
+	at = (l->head + HIST_LEN - n) % HIST_LEN;
+	for (i = 0; i < n && o < len; i++, at = (at + 1) % HIST_LEN) {
+		unsigned t = l->ev[at];
+		const char *sep = i ? ", " : " ";
+
+		if (t == FSAIO_EV_COMPLETE || t == FSAIO_EV_REAP || t == FSAIO_EV_RETRY)
+			o += snprintf(buf + o, len - o, "%s%s(%d)", sep,
+				      event_type_name(t), l->val[at]);
+		else if (t == FSAIO_EV_RESUME)
+			o += snprintf(buf + o, len - o, "%s%s(mm=%d)", sep,
+				      event_type_name(t), l->val[at]);
+		else
+			o += snprintf(buf + o, len - o, "%s%s", sep, event_type_name(t));
+	}
+}
+
+static void fail_note(struct fail *f, const struct lc *l, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Count a violation; keep the words and the event sequence of the first. */
+static void fail_note(struct fail *f, const struct lc *l, const char *fmt, ...)
+{
+	va_list ap;
+	size_t o;
+
+	if (f->count++)
+		return;
+	va_start(ap, fmt);
+	o = vsnprintf(f->first, sizeof(f->first), fmt, ap);
+	va_end(ap);
+	if (l && o + 2 < sizeof(f->first)) {
+		memcpy(f->first + o, ": ", 3);
+		lc_format(l, f->first + o + 2, sizeof(f->first) - o - 2);
+	}
+}
+
+/* A fresh lifecycle in an existing or new slot. */
+static void lc_reset(struct checker *c, struct lc *l, const struct fsaio_record *r)
+{
+	uint64_t req = l->req;
+	uint8_t engine = l->engine;
+
+	memset(l, 0, sizeof(*l));
+	l->req = req;
+	l->engine = engine;
+	l->tgid = r->tgid;
+	l->pid = r->pid;
+	l->born = c->st.records;
+	l->flags = LC_ACTIVE;
+}
+
+/* ---------- libaio batches ---------- */
+
+static struct thr *thr_get(struct checker *c, uint32_t pid, bool create)
+{
+	struct table *t = &c->thr_tab;
+	struct thr *th;
+	uint32_t h, v;
+
+	for (h = hash64(pid) & t->mask; (v = t->slot[h]); h = (h + 1) & t->mask)
+		if (c->thrs[v - 1].pid == pid)
+			return &c->thrs[v - 1];
+	if (!create)
+		return NULL;
+	if ((t->used + 1) * 2 > t->mask + 1) {
+		if (table_grow(t, thr_key, c))
+			return NULL;
+		for (h = hash64(pid) & t->mask; t->slot[h]; h = (h + 1) & t->mask)
+			;
+	}
+	if (c->nr_thrs == c->cap_thrs) {
+		uint32_t cap = c->cap_thrs ? c->cap_thrs * 2 : 64;
+		struct thr *n = realloc(c->thrs, (size_t)cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		c->thrs = n;
+		c->cap_thrs = cap;
+	}
+	th = &c->thrs[c->nr_thrs++];
+	memset(th, 0, sizeof(*th));
+	th->pid = pid;
+	t->slot[h] = c->nr_thrs;
+	t->used++;
+	return th;
+}
+
+/* Pending batch entries still pointing at the lifecycle they were added for. */
+static struct lc *batch_entry(struct checker *c, const struct thr *th, uint32_t i)
+{
+	struct lc *l = &c->lcs[th->lcs[i]];
+
+	if ((l->flags & LC_PENDING) && l->pid == th->pid && l->batch == th->batch)
+		return l;
+	return NULL;
+}
+
+/* The previous batch's SUBMIT_DONE was never traced: take it as accepted. */
+static void batch_close(struct checker *c, struct thr *th)
+{
+	uint32_t i;
+
+	for (i = 0; i < th->n; i++) {
+		struct lc *l = batch_entry(c, th, i);
+
+		if (l)
+			l->flags &= ~LC_PENDING;
+	}
+	th->n = 0;
+}
+
+static void batch_add(struct checker *c, struct lc *l, const struct fsaio_record *r)
+{
+	struct thr *th = thr_get(c, r->pid, true);
+
+	l->flags |= LC_PENDING;
+	l->batch = r->res;
+	l->index = (uint32_t)(r->arg2 >> 32);
+	if (!th)
+		return;		/* out of memory: the entry just stays accepted */
+	if (th->n && th->batch != r->res)
+		batch_close(c, th);
+	th->batch = r->res;
+	if (th->n == th->cap) {
+		uint32_t cap = th->cap ? th->cap * 2 : 64;
+		uint32_t *n = realloc(th->lcs, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		th->lcs = n;
+		th->cap = cap;
+	}
+	th->lcs[th->n++] = l - c->lcs;
+}
+
+static void batch_done(struct checker *c, const struct fsaio_record *r)
+{
+	struct thr *th = thr_get(c, r->pid, false);
+	int64_t accepted = r->res < 0 ? 0 : r->res;
+	uint32_t i;
+
+	if (!th || !th->n || th->batch != (int32_t)r->arg2)
+		return;
+	for (i = 0; i < th->n; i++) {
+		struct lc *l = batch_entry(c, th, i);
+
+		if (!l)
+			continue;
+		l->flags &= ~LC_PENDING;
+		if (l->index < accepted)
+			continue;
+		lc_push(l, EV_REJECTED, 0);
+		if (l->flags & (LC_KCOMPLETE | LC_REAPED)) {
+			fail_note(&c->eonce, l, "completed although io_submit rejected it (returned %d)",
+				  r->res);
+			continue;
+		}
+		l->flags = LC_REJECTED;
+		c->st.engine[l->engine].submitted--;
+		c->lifecycles--;
+		c->rejected++;
+	}
+	th->n = 0;
+}
+
+/* ---------- events ---------- */
+
+static void on_submit(struct checker *c, const struct fsaio_record *r)
+{
+	struct lc *l = lc_find(c, r, true);
+
+	if (l && lc_inflight(l))
+		fail_note(&c->eonce, l, "submitted again before it completed");
+	if (!l)
+		l = lc_create(c, r);
+	if (!l)
+		return;
+	lc_reset(c, l, r);
+	lc_push(l, FSAIO_EV_SUBMIT, 0);
+	c->st.engine[l->engine].submitted++;
+	c->lifecycles++;
+	if (l->engine == FSAIO_ENGINE_LIBAIO)
+		batch_add(c, l, r);
+}
+
+static void on_submit_done(struct checker *c, const struct fsaio_record *r)
+{
+	struct engine_stats *es = &c->st.engine[r->engine];
+
+	es->submit_calls++;
+	es->submit_ns += r->arg1;
+	if (r->engine == FSAIO_ENGINE_LIBAIO)
+		batch_done(c, r);
+}
+
+/* Retry state at the end of a lifecycle: only a resumed retry may complete. */
+static void check_armed_at_completion(struct checker *c, struct lc *l)
+{
+	if (l->rstate == R_ARMED)
+		fail_note(&c->retry, l, "completed while armed (retry never woken)");
+	else if (l->rstate == R_WOKEN)
+		fail_note(&c->retry, l, "completed after wake without resume");
+}
+
+static void lc_mark_done(struct checker *c, struct lc *l, int32_t res)
+{
+	l->flags |= LC_DONE;
+	c->st.engine[l->engine].completed++;
+	if (res < 0)
+		c->st.engine[l->engine].errors++;
+	check_armed_at_completion(c, l);
+}
+
+/* A completion for no open lifecycle: unknown, rejected or already ended. */
+static bool completion_orphan(struct checker *c, struct lc *l,
+			      const struct fsaio_record *r)
+{
+	char what[64];
+
+	if (l && (l->flags & LC_ACTIVE))
+		return false;
+	snprintf(what, sizeof(what), "%s(%d)", event_type_name(r->type), r->res);
+	if (l) {
+		lc_push(l, r->type, r->res);
+		fail_note(&c->eonce, l, "%s of a request io_submit rejected", what);
+	} else if (r->engine == FSAIO_ENGINE_IO_URING) {
+		c->unmatched_uring++;
+	} else {
+		struct fail *f = &c->eonce;
+
+		if (!f->count++)
+			snprintf(f->first, sizeof(f->first),
+				 "%s of a request never seen submitted: req 0x%" PRIx64
+				 " (%s tgid %u)", what, (uint64_t)r->req, engine_name(r->engine),
+				 r->tgid);
+	}
+	return true;
+}
+
+static void on_complete(struct checker *c, const struct fsaio_record *r)
+{
+	struct lc *l = lc_find(c, r, false);
+
+	if (completion_orphan(c, l, r))
+		return;
+	lc_push(l, FSAIO_EV_COMPLETE, r->res);
+	if (l->flags & LC_KCOMPLETE) {
+		fail_note(&c->eonce, l, "completed twice");
+		return;
+	}
+	l->flags |= LC_KCOMPLETE;
+	l->kres = r->res;
+	if ((l->flags & LC_REAPED) && l->ures != l->kres)
+		fail_note(&c->eonce, l, "kernel result %d != user result %d",
+			  l->kres, l->ures);
+	/* io_uring ends here; libaio ends when the user reaps. */
+	if (l->engine != FSAIO_ENGINE_LIBAIO)
+		lc_mark_done(c, l, r->res);
+	else
+		check_armed_at_completion(c, l);
+}
+
+static void on_reap(struct checker *c, const struct fsaio_record *r)
+{
+	struct lc *l = lc_find(c, r, true);
+	bool libaio = r->engine == FSAIO_ENGINE_LIBAIO;
+
+	if (completion_orphan(c, l, r))
+		return;
+	lc_push(l, FSAIO_EV_REAP, r->res);
+	if (l->flags & LC_REAPED) {
+		fail_note(&c->eonce, l, "reaped twice");
+		return;
+	}
+	l->flags |= LC_REAPED;
+	l->ures = r->res;
+	if (l->flags & LC_KCOMPLETE) {
+		if (l->kres != l->ures)
+			fail_note(&c->eonce, l, "kernel result %d != user result %d",
+				  l->kres, l->ures);
+	} else if (libaio && c->cfg.see_libaio_kernel_complete) {
+		fail_note(&c->eonce, l, "reaped without a kernel completion");
+	}
+	if (libaio) {
+		/* The armed check already ran at a kernel COMPLETE. */
+		if (l->flags & LC_KCOMPLETE)
+			l->rstate = R_IDLE;
+		lc_mark_done(c, l, r->res);
+	}
+}
+
+/*
+ * RETRY/WAKE/RESUME/PUNT: the lifecycle whose retry state the event moves,
+ * or NULL after noting why there is none.  *seen is the lifecycle the event
+ * belongs to even if it has ended, for stats and details.
+ */
+static struct lc *retry_target(struct checker *c, const struct fsaio_record *r,
+			       struct lc **seen)
+{
+	struct lc *l;
+
+	*seen = NULL;
+	if (!r->req) {
+		c->unattributed++;
+		return NULL;
+	}
+	l = lc_find(c, r, false);
+	if (!l || !(l->flags & LC_ACTIVE)) {
+		struct fail *f = &c->retry;
+
+		if (!f->count++)
+			snprintf(f->first, sizeof(f->first),
+				 "%s for a request never seen submitted: req 0x%" PRIx64
+				 " (%s tgid %u)", event_type_name(r->type), (uint64_t)r->req,
+				 engine_name(r->engine), r->tgid);
+		return NULL;
+	}
+	*seen = l;
+	lc_push(l, r->type, r->type == FSAIO_EV_RESUME ? (int32_t)r->arg1 : r->res);
+	if (l->flags & (LC_DONE | LC_KCOMPLETE)) {
+		fail_note(&c->retry, l, "%s after completion", event_type_name(r->type));
+		return NULL;
+	}
+	return l;
+}
+
+static struct engine_stats *retry_stats(struct checker *c, const struct lc *l,
+					const struct fsaio_record *r)
+{
+	return &c->st.engine[l ? l->engine : r->engine];
+}
+
+static void on_retry(struct checker *c, const struct fsaio_record *r)
+{
+	struct lc *seen, *l = retry_target(c, r, &seen);
+
+	retry_stats(c, seen, r)->retries++;
+	if (!l)
+		return;
+	if (l->rstate == R_ARMED)
+		fail_note(&c->retry, l, "retry while already armed (no wake)");
+	else if (l->rstate == R_WOKEN)
+		fail_note(&c->retry, l, "retry after wake without resume");
+	l->rstate = R_ARMED;
+	l->flags &= ~LC_PUNTED;
+}
+
+static void on_wake(struct checker *c, const struct fsaio_record *r)
+{
+	struct lc *seen, *l = retry_target(c, r, &seen);
+
+	retry_stats(c, seen, r)->wakes++;
+	if (!l)
+		return;
+	if (l->rstate == R_WOKEN)
+		fail_note(&c->retry, l, "woken twice");
+	else if (l->rstate != R_ARMED)
+		fail_note(&c->retry, l, "wake without an armed retry");
+	l->rstate = R_WOKEN;
+}
+
+static void on_resume(struct checker *c, const struct fsaio_record *r)
+{
+	struct lc *seen, *l = retry_target(c, r, &seen);
+
+	retry_stats(c, seen, r)->resumes++;
+	/* resume_context is judged per event, attributed or not */
+	if (r->arg1 != 1) {
+		struct fail *f = &c->resume;
+
+		if (seen)
+			fail_note(f, seen, "resumed by pid %" PRIu64 " without the submitter's mm",
+				  (uint64_t)r->arg0);
+		else if (!f->count++)
+			snprintf(f->first, sizeof(f->first),
+				 "resumed by pid %" PRIu64 " without the submitter's mm: req 0x%"
+				 PRIx64, (uint64_t)r->arg0, (uint64_t)r->req);
+	}
+	if (!l)
+		return;
+	if (l->rstate == R_WOKEN || (l->rstate == R_IDLE && (l->flags & LC_PUNTED))) {
+		l->rstate = R_IDLE;
+		l->flags &= ~LC_PUNTED;
+		return;
+	}
+	fail_note(&c->retry, l, l->rstate == R_ARMED ? "resume without wake" :
+		  "resume without an armed retry");
+	l->rstate = R_IDLE;
+}
+
+static void on_punt(struct checker *c, const struct fsaio_record *r)
+{
+	struct lc *seen, *l = retry_target(c, r, &seen);
+
+	retry_stats(c, seen, r)->punts++;
+	if (!l)
+		return;
+	/* A blocking worker takes over: whatever was armed is moot. */
+	l->rstate = R_IDLE;
+	l->flags |= LC_PUNTED;
+}
+
+static bool blocking_site(unsigned site)
+{
+	return site == FSAIO_SITE_FOLIO_BIT || site == FSAIO_SITE_WAIT_BIT_ACTION ||
+	       site == FSAIO_SITE_WRITEBACK || site == FSAIO_SITE_JOURNAL ||
+	       site == FSAIO_SITE_IO_OTHER;
+}
+
+static void on_sleep(struct checker *c, const struct fsaio_record *r)
+{
+	struct wait_cell *w = &c->st.waits[r->site][r->ctx];
+	uint64_t ns = r->arg0;
+	int b = ns ? 63 - __builtin_clzll(ns) : 0;
+	enum fsaio_engine e;
+	struct sleep_sum *s;
+
+	w->count++;
+	w->total_ns += ns;
+	if (ns > w->max_ns)
+		w->max_ns = ns;
+	w->hist[b < HIST_BUCKETS ? b : HIST_BUCKETS - 1]++;
+
+	if (r->ctx == FSAIO_CTX_SUBMIT_LIBAIO)
+		e = FSAIO_ENGINE_LIBAIO;
+	else if (r->ctx == FSAIO_CTX_SUBMIT_IO_URING)
+		e = FSAIO_ENGINE_IO_URING;
+	else
+		return;
+	if (!blocking_site(r->site))
+		return;
+	c->st.engine[e].blocked_in_submit++;
+	c->st.engine[e].blocked_ns += ns;
+	s = &c->blocked[e];
+	if (!s->count++)
+		snprintf(s->first, sizeof(s->first), "pid %u (%.16s) slept in %s for %.3f ms",
+			 r->pid, r->comm, wait_site_name(r->site), ns / 1e6);
+	s->ns += ns;
+}
+
+static void on_proc_exit(struct checker *c, uint32_t tgid)
+{
+	uint32_t h;
+
+	if ((c->nr_exits + 1) * 2 > c->exit_mask + 1) {
+		uint32_t cap = (c->exit_mask + 1) * 2, i;
+		uint64_t *k = calloc(cap, sizeof(*k)), *v = calloc(cap, sizeof(*v));
+
+		if (!k || !v) {
+			free(k);
+			free(v);
+			return;
+		}
+		for (i = 0; i <= c->exit_mask; i++) {
+			if (!c->exit_at[i])
+				continue;
+			for (h = hash64(c->exit_keys[i]) & (cap - 1); v[h]; h = (h + 1) & (cap - 1))
+				;
+			k[h] = c->exit_keys[i];
+			v[h] = c->exit_at[i];
+		}
+		free(c->exit_keys);
+		free(c->exit_at);
+		c->exit_keys = k;
+		c->exit_at = v;
+		c->exit_mask = cap - 1;
+	}
+	for (h = hash64(tgid) & c->exit_mask; c->exit_at[h]; h = (h + 1) & c->exit_mask)
+		if (c->exit_keys[h] == tgid)
+			break;
+	if (!c->exit_at[h])
+		c->nr_exits++;
+	c->exit_keys[h] = tgid;
+	c->exit_at[h] = c->st.records;	/* >= 1: this record is counted */
+}
+
+/* Did the lifecycle's process exit after submitting it? */
+static bool exited_after(const struct checker *c, const struct lc *l)
+{
+	uint32_t h;
+
+	for (h = hash64(l->tgid) & c->exit_mask; c->exit_at[h]; h = (h + 1) & c->exit_mask)
+		if (c->exit_keys[h] == l->tgid)
+			return c->exit_at[h] > l->born;
+	return false;
+}
+
+/* ---------- feeding ---------- */
+
+static void malformed(struct checker *c, const char *why)
+{
+	if (!c->st.malformed++)
+		snprintf(c->malformed_first, sizeof(c->malformed_first), "%s", why);
+}
+
+static void seq_account(struct checker *c, uint64_t seq)
+{
+	if (!c->seq_seen) {
+		c->seq_min = c->seq_max = seq;
+	} else {
+		if (seq < c->seq_min)
+			c->seq_min = seq;
+		if (seq > c->seq_max)
+			c->seq_max = seq;
+		if (seq <= c->seq_last)
+			c->reordered++;
+	}
+	c->seq_last = seq;
+	c->seq_seen++;
+}
+
+/* Lost records so far: ring buffer failures plus holes in seq. */
+static uint64_t lost_now(const struct checker *c)
+{
+	uint64_t span = c->seq_seen ? c->seq_max - c->seq_min + 1 : 0;
+
+	return c->end_lost + (span > c->seq_seen ? span - c->seq_seen : 0);
+}
+
+int checker_feed(struct checker *c, const struct fsaio_record *rec)
+{
+	struct fsaio_record r;
+	char err[160];
+
+	if (fsaio_decode(rec, sizeof(*rec), &r, err, sizeof(err))) {
+		malformed(c, err);
+		return -EINVAL;
+	}
+	if (!r.seq && r.type != FSAIO_EV_TRACE_END && !(r.flags & FSAIO_F_INFERRED)) {
+		snprintf(err, sizeof(err), "%s record without seq", event_type_name(r.type));
+		malformed(c, err);
+		return -EINVAL;
+	}
+	if ((r.type == FSAIO_EV_SUBMIT || r.type == FSAIO_EV_SUBMIT_DONE ||
+	     r.type == FSAIO_EV_COMPLETE || r.type == FSAIO_EV_REAP) &&
+	    r.engine == FSAIO_ENGINE_NONE) {
+		snprintf(err, sizeof(err), "%s record without engine (seq %llu)",
+			 event_type_name(r.type), (unsigned long long)r.seq);
+		malformed(c, err);
+		return -EINVAL;
+	}
+	c->st.records++;
+	if (r.seq)
+		seq_account(c, r.seq);
+
+	switch (r.type) {
+	case FSAIO_EV_SUBMIT:		on_submit(c, &r);	break;
+	case FSAIO_EV_SUBMIT_DONE:	on_submit_done(c, &r);	break;
+	case FSAIO_EV_RETRY:		on_retry(c, &r);	break;
+	case FSAIO_EV_WAKE:		on_wake(c, &r);		break;
+	case FSAIO_EV_RESUME:		on_resume(c, &r);	break;
+	case FSAIO_EV_PUNT:		on_punt(c, &r);		break;
+	case FSAIO_EV_COMPLETE:		on_complete(c, &r);	break;
+	case FSAIO_EV_REAP:		on_reap(c, &r);		break;
+	case FSAIO_EV_SLEEP:		on_sleep(c, &r);	break;
+	case FSAIO_EV_PROC_EXIT:	on_proc_exit(c, r.tgid); break;
+	case FSAIO_EV_TRACE_END:
+		c->end_lost += r.arg0;
+		c->trace_ends++;
+		break;
+	default:			/* WAIT_BIT, TASK_WORK, WORKQUEUE: context only */
+		break;
+	}
+	c->st.lost = lost_now(c);
+	return 0;
+}
+
+void checker_note_malformed(struct checker *c, const char *why)
+{
+	malformed(c, why && why[0] ? why : "malformed record");
+}
+
+/* ---------- verdicts ---------- */
+
+static void set_result(struct invariant_result *ir, enum verdict v, uint64_t obs,
+		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void set_result(struct invariant_result *ir, enum verdict v, uint64_t obs,
+		       const char *fmt, ...)
+{
+	va_list ap;
+
+	ir->verdict = v;
+	ir->observations = obs;
+	va_start(ap, fmt);
+	vsnprintf(ir->detail, sizeof(ir->detail), fmt, ap);
+	va_end(ap);
+}
+
+static void finish_integrity(struct checker *c)
+{
+	struct invariant_result *ir = &c->res[INV_TRACE_INTEGRITY];
+	uint64_t span = c->seq_seen ? c->seq_max - c->seq_min + 1 : 0;
+	uint64_t gaps = c->st.lost - c->end_lost;
+	char *d = ir->detail;
+	size_t len = sizeof(ir->detail), o = 0;
+
+	ir->verdict = VERDICT_ERROR;
+	ir->observations = c->st.records;
+	d[0] = '\0';
+	/* Name every problem: one may explain another (a corrupt log). */
+	if (c->st.malformed)
+		o += snprintf(d + o, len - o, "%s%" PRIu64 " malformed records (first: %s)",
+			      o ? "; " : "", c->st.malformed, c->malformed_first);
+	if (c->st.lost && o < len)
+		o += snprintf(d + o, len - o, "%s%" PRIu64 " records lost (%" PRIu64
+			      " ring buffer reserve failures, %" PRIu64 " missing from seq)",
+			      o ? "; " : "", c->st.lost, c->end_lost, gaps);
+	if (c->seq_seen > span && o < len)
+		o += snprintf(d + o, len - o, "%s%" PRIu64 " duplicate seq numbers",
+			      o ? "; " : "", c->seq_seen - span);
+	if (!c->trace_ends && o < len)
+		o += snprintf(d + o, len - o, "%sno trace_end record: log truncated or tracer stopped early",
+			      o ? "; " : "");
+	if (o)
+		return;
+	ir->verdict = VERDICT_PASS;
+	o = snprintf(d, len, "%" PRIu64 " records, 0 lost", c->st.records);
+	if (c->reordered)
+		snprintf(d + o, len - o, ", %" PRIu64 " delivered out of seq order",
+			 c->reordered);
+}
+
+static void finish_exactly_once(struct checker *c)
+{
+	struct invariant_result *ir = &c->res[INV_EXACTLY_ONCE];
+	char extra[96] = "";
+
+	if (c->unmatched_uring)
+		snprintf(extra, sizeof(extra), "; %" PRIu64 " io_uring completions of unsubmitted requests",
+			 c->unmatched_uring);
+	if (c->eonce.count)
+		set_result(ir, VERDICT_FAIL, c->lifecycles, "%" PRIu64 " violations; first: %s",
+			   c->eonce.count, c->eonce.first);
+	else if (!c->lifecycles)
+		set_result(ir, VERDICT_SKIP, 0, "no async requests%s", extra);
+	else
+		set_result(ir, VERDICT_PASS, c->lifecycles,
+			   "%" PRIu64 " requests (%" PRIu64 " libaio, %" PRIu64 " io_uring), "
+			   "none completed twice%s%s", c->lifecycles,
+			   c->st.engine[FSAIO_ENGINE_LIBAIO].submitted,
+			   c->st.engine[FSAIO_ENGINE_IO_URING].submitted,
+			   c->rejected ? ", rejected batch entries dropped" : "", extra);
+}
+
+static uint64_t sum_engines(const struct checker *c, size_t off)
+{
+	uint64_t n = 0;
+	int e;
+
+	for (e = 0; e < FSAIO_ENGINE__COUNT; e++)
+		n += *(const uint64_t *)((const char *)&c->st.engine[e] + off);
+	return n;
+}
+
+static void finish_retry(struct checker *c)
+{
+	struct invariant_result *ir = &c->res[INV_RETRY_LIFECYCLE];
+	uint64_t retries = sum_engines(c, offsetof(struct engine_stats, retries));
+	uint64_t wakes = sum_engines(c, offsetof(struct engine_stats, wakes));
+	uint64_t resumes = sum_engines(c, offsetof(struct engine_stats, resumes));
+	uint64_t punts = sum_engines(c, offsetof(struct engine_stats, punts));
+
+	if (!c->cfg.see_retry) {
+		set_result(ir, VERDICT_SKIP, 0, "%s", c->cfg.skip_retry_reason ?
+			   c->cfg.skip_retry_reason : "retry/wake/resume not observable");
+		return;
+	}
+	if (c->retry.count) {
+		set_result(ir, VERDICT_FAIL, retries, "%" PRIu64 " violations; first: %s",
+			   c->retry.count, c->retry.first);
+		return;
+	}
+	if (!retries && !punts)
+		set_result(ir, VERDICT_PASS, 0, "no retry armed (%" PRIu64 " requests; data cached?)",
+			   c->lifecycles);
+	else
+		set_result(ir, VERDICT_PASS, retries,
+			   "%" PRIu64 " retries, %" PRIu64 " wakes, %" PRIu64 " resumes, %" PRIu64
+			   " punts; each retry woken and resumed once%s", retries, wakes,
+			   resumes, punts, c->unattributed ? " (some events had no request id)" : "");
+}
+
+static void finish_nonblocking(struct checker *c, enum invariant_id id,
+			       enum fsaio_engine e)
+{
+	struct invariant_result *ir = &c->res[id];
+	const struct engine_stats *es = &c->st.engine[e];
+	const struct sleep_sum *s = &c->blocked[e];
+	bool uring = e == FSAIO_ENGINE_IO_URING;
+	const char *sys = uring ? "io_uring_enter" : "io_submit";
+
+	if (!c->cfg.see_sleep) {
+		set_result(ir, VERDICT_SKIP, 0, "D-state sleeps with stacks not observable");
+		return;
+	}
+	if (!es->submitted && !es->submit_calls && !s->count) {
+		set_result(ir, VERDICT_SKIP, 0, "no %s requests", engine_name(e));
+		return;
+	}
+	if (!s->count) {
+		set_result(ir, VERDICT_PASS, es->submitted,
+			   "%" PRIu64 " requests in %" PRIu64 " %s calls, no page/bit wait inside",
+			   es->submitted, es->submit_calls, sys);
+		return;
+	}
+	if (uring || c->cfg.libaio_async_expected)
+		set_result(ir, VERDICT_FAIL, es->submitted,
+			   "%s slept %" PRIu64 " times in page/bit waits, %.1f ms; first: %s",
+			   sys, s->count, s->ns / 1e6, s->first);
+	else
+		set_result(ir, VERDICT_XFAIL, es->submitted,
+			   "stock kernel: %s slept %" PRIu64 " times in page/bit waits, %.1f ms",
+			   sys, s->count, s->ns / 1e6);
+}
+
+static void finish_resume(struct checker *c)
+{
+	struct invariant_result *ir = &c->res[INV_RESUME_CONTEXT];
+	uint64_t resumes = sum_engines(c, offsetof(struct engine_stats, resumes));
+
+	if (c->resume.count)
+		set_result(ir, VERDICT_FAIL, resumes, "%" PRIu64 " of %" PRIu64
+			   " resumes without the submitter's mm; first: %s",
+			   c->resume.count, resumes, c->resume.first);
+	else if (resumes)
+		set_result(ir, VERDICT_PASS, resumes, "%" PRIu64 " resumes, all with the submitter's mm",
+			   resumes);
+	else if (c->cfg.see_retry)
+		set_result(ir, VERDICT_PASS, 0, "no resumption happened");
+	else
+		set_result(ir, VERDICT_SKIP, 0, "%s", c->cfg.skip_retry_reason ?
+			   c->cfg.skip_retry_reason : "resumptions not observable");
+}
+
+static void finish_quiescence(struct checker *c)
+{
+	struct invariant_result *ir = &c->res[INV_QUIESCENCE];
+	uint64_t inflight = 0, armed = 0;
+	uint32_t i;
+
+	for (i = 0; i < c->nr_lcs; i++) {
+		struct lc *l = &c->lcs[i];
+
+		if (!(l->flags & LC_ACTIVE))
+			continue;
+		if (l->rstate != R_IDLE) {
+			armed++;
+			if (l->flags & LC_DONE)	/* in flight ones are reported below */
+				fail_note(&c->quiesce, l, "wait entry still armed at the end");
+		}
+		if (l->flags & LC_DONE)
+			continue;
+		inflight++;
+		if (l->engine == FSAIO_ENGINE_LIBAIO && exited_after(c, l))
+			fail_note(&c->quiesce, l, "never reaped; process exited");
+		else if (l->engine == FSAIO_ENGINE_LIBAIO && (l->flags & LC_KCOMPLETE))
+			fail_note(&c->quiesce, l, "completed in the kernel, never reaped");
+		else
+			fail_note(&c->quiesce, l, "still in flight at the end");
+	}
+	if (inflight || armed)
+		set_result(ir, VERDICT_FAIL, c->lifecycles,
+			   "%" PRIu64 " requests never completed, %" PRIu64
+			   " armed wait entries; first: %s", inflight, armed, c->quiesce.first);
+	else
+		set_result(ir, VERDICT_PASS, c->lifecycles,
+			   "%" PRIu64 " requests, none in flight, no armed wait entry at the end",
+			   c->lifecycles);
+}
+
+static const char *const inv_names[INV__COUNT] = {
+		[INV_TRACE_INTEGRITY] = "trace_integrity",
+		[INV_EXACTLY_ONCE] = "exactly_once",
+		[INV_RETRY_LIFECYCLE] = "retry_lifecycle",
+		[INV_NONBLOCKING_SUBMIT_LIBAIO] = "nonblocking_submit_libaio",
+		[INV_NONBLOCKING_SUBMIT_IO_URING] = "nonblocking_submit_io_uring",
+		[INV_RESUME_CONTEXT] = "resume_context",
+		[INV_QUIESCENCE] = "quiescence",
+};
+
+void checker_finish(struct checker *c)
+{
+	if (c->finished)
+		return;
+	c->finished = true;
+	c->st.lost = lost_now(c);
+	finish_integrity(c);
+	finish_exactly_once(c);
+	finish_retry(c);
+	finish_nonblocking(c, INV_NONBLOCKING_SUBMIT_LIBAIO, FSAIO_ENGINE_LIBAIO);
+	finish_nonblocking(c, INV_NONBLOCKING_SUBMIT_IO_URING, FSAIO_ENGINE_IO_URING);
+	finish_resume(c);
+	finish_quiescence(c);
+}
+
+/* ---------- lifetime ---------- */
+
+struct checker *checker_new(const struct checker_config *cfg)
+{
+	struct checker *c = calloc(1, sizeof(*c));
+	int i;
+
+	if (!c)
+		return NULL;
+	if (cfg)
+		c->cfg = *cfg;
+	if (table_init(&c->req_tab, 1024) || table_init(&c->thr_tab, 64))
+		goto err;
+	c->exit_mask = 15;
+	c->exit_keys = calloc(16, sizeof(*c->exit_keys));
+	c->exit_at = calloc(16, sizeof(*c->exit_at));
+	if (!c->exit_keys || !c->exit_at)
+		goto err;
+	/* Results read before checker_finish() say so rather than pass. */
+	for (i = 0; i < INV__COUNT; i++) {
+		c->res[i].name = inv_names[i];
+		c->res[i].verdict = VERDICT_ERROR;
+		snprintf(c->res[i].detail, sizeof(c->res[i].detail), "not evaluated");
+	}
+	return c;
+err:
+	checker_free(c);
+	return NULL;
+}
+
+void checker_free(struct checker *c)
+{
+	uint32_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nr_thrs; i++)
+		free(c->thrs[i].lcs);
+	free(c->thrs);
+	free(c->thr_tab.slot);
+	free(c->lcs);
+	free(c->req_tab.slot);
+	free(c->exit_keys);
+	free(c->exit_at);
+	free(c);
+}
+
+const struct invariant_result *checker_result(const struct checker *c,
+					      enum invariant_id id)
+{
+	static const struct invariant_result bad = {
+		.name = "invalid", .verdict = VERDICT_ERROR, .detail = "no such invariant",
+	};
+
+	return (unsigned)id < INV__COUNT ? &c->res[id] : &bad;
+}
+
+const struct checker_stats *checker_stats(const struct checker *c)
+{
+	return &c->st;
+}

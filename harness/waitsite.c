@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Classify a symbolized kernel stack (innermost frame first) into the place
+ * a task sleeps.  Pure: the caller symbolizes.
+ *
+ * Every frame is looked at and the most specific site wins, not the
+ * innermost: a writeback wait sleeps in folio_wait_bit_common() too, and a
+ * jbd2 commit wait sleeps in bit_wait_io(), so the outer, more meaningful
+ * frame must outrank the generic inner one.  io_schedule() sits under
+ * nearly every wait and therefore ranks lowest of the I/O sites.
+ */
+#include <stdbool.h>
+#include <string.h>
+#include "waitsite.h"
+
+struct site_pattern {
+	const char *name;
+	bool prefix;		/* name is a prefix, not the whole symbol */
+	enum fsaio_wait_site site;
+};
+
+static const struct site_pattern patterns[] = {
+	/* jbd2: commit, checkpoint and handle waits (also its static helpers) */
+	{ "jbd2_",			true,	FSAIO_SITE_JOURNAL },
+	{ "__jbd2_",			true,	FSAIO_SITE_JOURNAL },
+	{ "start_this_handle",		false,	FSAIO_SITE_JOURNAL },
+	{ "wait_transaction_locked",	false,	FSAIO_SITE_JOURNAL },
+	{ "wait_transaction_switching",	false,	FSAIO_SITE_JOURNAL },
+	{ "add_transaction_credits",	false,	FSAIO_SITE_JOURNAL },
+
+	/* writeback and stable-page waits, fsync/O_SYNC data waits */
+	{ "folio_wait_writeback",	true,	FSAIO_SITE_WRITEBACK }, /* + _killable */
+	{ "__folio_wait_writeback",	false,	FSAIO_SITE_WRITEBACK },
+	{ "folio_wait_stable",		false,	FSAIO_SITE_WRITEBACK },
+	{ "__filemap_fdatawait_range",	false,	FSAIO_SITE_WRITEBACK },
+	{ "filemap_fdatawait",		true,	FSAIO_SITE_WRITEBACK },
+	{ "file_fdatawait_range",	false,	FSAIO_SITE_WRITEBACK },
+	{ "wait_on_page_writeback",	false,	FSAIO_SITE_WRITEBACK },
+	{ "wait_for_stable_page",	false,	FSAIO_SITE_WRITEBACK },
+
+	/* page cache folio bit waits (lock, uptodate); pre-folio names too */
+	{ "folio_wait_bit_common",	false,	FSAIO_SITE_FOLIO_BIT },
+	{ "folio_wait_bit",		false,	FSAIO_SITE_FOLIO_BIT },
+	{ "folio_wait_bit_killable",	false,	FSAIO_SITE_FOLIO_BIT },
+	{ "__folio_lock",		false,	FSAIO_SITE_FOLIO_BIT },
+	{ "__folio_lock_killable",	false,	FSAIO_SITE_FOLIO_BIT },
+	{ "__folio_lock_or_retry",	false,	FSAIO_SITE_FOLIO_BIT },
+	{ "folio_put_wait_locked",	false,	FSAIO_SITE_FOLIO_BIT },
+	{ "folio_wait_locked",		true,	FSAIO_SITE_FOLIO_BIT }, /* + _killable */
+	{ "wait_on_page_bit",		true,	FSAIO_SITE_FOLIO_BIT }, /* + _common, _killable */
+	{ "__lock_page",		true,	FSAIO_SITE_FOLIO_BIT }, /* + _killable, _or_retry */
+	{ "put_and_wait_on_page_locked", false,	FSAIO_SITE_FOLIO_BIT },
+
+	/* wait_bit actions: what the FSAIO seed patch changes */
+	{ "bit_wait_io",		true,	FSAIO_SITE_WAIT_BIT_ACTION }, /* + _timeout */
+	{ "bit_wait",			true,	FSAIO_SITE_WAIT_BIT_ACTION }, /* + _timeout */
+	{ "__wait_on_bit",		true,	FSAIO_SITE_WAIT_BIT_ACTION }, /* + _lock */
+	{ "out_of_line_wait_on_bit",	true,	FSAIO_SITE_WAIT_BIT_ACTION }, /* + _lock, _timeout */
+	{ "__wait_on_buffer",		false,	FSAIO_SITE_WAIT_BIT_ACTION },
+	{ "__lock_buffer",		false,	FSAIO_SITE_WAIT_BIT_ACTION },
+
+	/* other io_schedule() users: block layer tags, QoS, bio waits */
+	{ "io_schedule",		false,	FSAIO_SITE_IO_OTHER },
+	{ "io_schedule_timeout",	false,	FSAIO_SITE_IO_OTHER },
+	{ "blk_mq_get_tag",		false,	FSAIO_SITE_IO_OTHER },
+	{ "rq_qos_wait",		false,	FSAIO_SITE_IO_OTHER },
+	{ "submit_bio_wait",		false,	FSAIO_SITE_IO_OTHER },
+	{ "wait_for_completion_io",	true,	FSAIO_SITE_IO_OTHER }, /* + _timeout */
+};
+
+/* Higher wins when several frames match. */
+static int rank(enum fsaio_wait_site s)
+{
+	switch (s) {
+	case FSAIO_SITE_JOURNAL:		return 6;
+	case FSAIO_SITE_WRITEBACK:		return 5;
+	case FSAIO_SITE_FOLIO_BIT:		return 4;
+	case FSAIO_SITE_WAIT_BIT_ACTION:	return 3;
+	case FSAIO_SITE_IO_OTHER:		return 2;
+	case FSAIO_SITE_OTHER:			return 1;
+	default:				return 0;
+	}
+}
+
+/*
+ * Copy the bare symbol: compiler clones (".isra.0", ".constprop.0",
+ * ".part.0", ".cold") and a symbolizer's "+0x1c/0x40" offset are cut.
+ */
+static void bare_name(const char *name, char *buf, size_t len)
+{
+	size_t n = strcspn(name, ".+ \t");
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, name, n);
+	buf[n] = '\0';
+}
+
+static enum fsaio_wait_site classify_frame(const char *name)
+{
+	char buf[128];
+	size_t i;
+
+	bare_name(name, buf, sizeof(buf));
+	for (i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
+		const struct site_pattern *p = &patterns[i];
+
+		if (p->prefix ? !strncmp(buf, p->name, strlen(p->name)) :
+				!strcmp(buf, p->name))
+			return p->site;
+	}
+	return FSAIO_SITE_OTHER;
+}
+
+enum fsaio_wait_site classify_wait_site(const char *const *names, int n)
+{
+	enum fsaio_wait_site best = FSAIO_SITE_UNKNOWN;
+	int i;
+
+	for (i = 0; names && i < n; i++) {
+		enum fsaio_wait_site s;
+
+		if (!names[i] || !names[i][0])
+			continue;
+		s = classify_frame(names[i]);
+		if (rank(s) > rank(best))
+			best = s;
+	}
+	return best;
+}

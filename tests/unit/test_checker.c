@@ -1,0 +1,1057 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the checker core: for each invariant, event sequences that
+ * must pass and sequences that must fail, fed as synthetic records.
+ */
+#include <string.h>
+#include "kselftest_harness.h"
+#include "synth.h"
+
+/* EXPECT_EQ(4, some_u64) compares int with unsigned: fine for these
+ * small constants, and the harness macros cannot cast for us. */
+#pragma GCC diagnostic ignored "-Wsign-compare"
+
+#define V(c, id)	(INV(c, id)->verdict)
+#define D(c, id)	(INV(c, id)->detail)
+#define HAS(c, id, s)	(strstr(D(c, id), (s)) != NULL)
+
+#define IOCB	0x7ffc0000a000ull
+#define UREQ	0xffff888004a1c000ull
+
+static struct checker *new_checker(struct checker_config cfg)
+{
+	return checker_new(&cfg);
+}
+
+/* ---------- exactly_once ---------- */
+
+TEST(libaio_batch_completes_once_passes)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+	unsigned i;
+
+	aio_batch(c, 42, IOCB, 1, 4);
+	for (i = 0; i < 4; i++)
+		aio_complete(c, IOCB + 64 * i, 4096);
+	for (i = 0; i < 4; i++)
+		aio_reap(c, 42, IOCB + 64 * i, 4096);
+	synth_finish(c);
+	ASSERT_EQ(0, synth_rc);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_TRACE_INTEGRITY));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
+	EXPECT_EQ(4, INV(c, INV_EXACTLY_ONCE)->observations);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
+	EXPECT_EQ(VERDICT_SKIP, V(c, INV_NONBLOCKING_SUBMIT_IO_URING));
+	EXPECT_TRUE(HAS(c, INV_NONBLOCKING_SUBMIT_IO_URING, "no io_uring requests"));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE));
+	EXPECT_EQ(0, INV(c, INV_RETRY_LIFECYCLE)->observations);
+	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "no retry armed"));
+	EXPECT_EQ(4, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submitted);
+	EXPECT_EQ(4, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].completed);
+	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submit_calls);
+	EXPECT_EQ(1000, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submit_ns);
+	EXPECT_STREQ("exactly_once", INV(c, INV_EXACTLY_ONCE)->name);
+	checker_free(c);
+}
+
+TEST(no_requests_skips_exactly_once)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_SKIP, V(c, INV_EXACTLY_ONCE));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
+	EXPECT_EQ(VERDICT_SKIP, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
+	checker_free(c);
+}
+
+TEST(io_uring_double_complete_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	uring_submit_done(c, 7, 1);
+	uring_complete(c, 7, UREQ, 4096);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	ASSERT_EQ(0, synth_rc);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
+	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "completed twice"));
+	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE,
+			"req 0xffff888004a1c000 (io_uring tgid 7): submit, complete(4096), complete(4096)"))
+		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].completed);
+	checker_free(c);
+}
+
+TEST(libaio_double_reap_fails)
+{
+	struct checker *c = new_checker(synth_cfg_stock());
+
+	aio_batch(c, 42, IOCB, 1, 1);
+	aio_reap(c, 42, IOCB, 4096);
+	aio_reap(c, 42, IOCB, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
+	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "(libaio tgid 42): submit, reap(4096), reap(4096)"))
+		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	checker_free(c);
+}
+
+TEST(libaio_double_kernel_complete_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	aio_batch(c, 42, IOCB, 1, 1);
+	aio_complete(c, IOCB, 4096);
+	aio_complete(c, IOCB, 4096);
+	aio_reap(c, 42, IOCB, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
+	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "completed twice"));
+	checker_free(c);
+}
+
+TEST(kernel_user_result_mismatch_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	aio_batch(c, 42, IOCB, 1, 1);
+	aio_complete(c, IOCB, 4096);
+	aio_reap(c, 42, IOCB, -5);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
+	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "kernel result 4096 != user result -5"))
+		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].errors);
+	checker_free(c);
+}
+
+TEST(reap_without_kernel_complete)
+{
+	struct checker_config cfg = synth_cfg_all();
+	struct checker *c = new_checker(cfg);
+
+	/* kernel completions observable: a reap without one is a miss */
+	aio_batch(c, 42, IOCB, 1, 1);
+	aio_reap(c, 42, IOCB, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
+	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "reaped without a kernel completion"));
+	checker_free(c);
+
+	/* not observable (stock host): the reap alone is the completion */
+	cfg.see_libaio_kernel_complete = false;
+	c = new_checker(cfg);
+	aio_batch(c, 42, IOCB, 1, 1);
+	aio_reap(c, 42, IOCB, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
+	checker_free(c);
+}
+
+TEST(reap_of_unsubmitted_iocb_fails)
+{
+	struct checker *c = new_checker(synth_cfg_stock());
+
+	aio_batch(c, 42, IOCB, 1, 1);
+	aio_reap(c, 42, IOCB, 4096);
+	aio_reap(c, 42, IOCB + 0x1000, 512);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
+	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "never seen submitted"));
+	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "req 0x7ffc0000b000"))
+		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	checker_free(c);
+}
+
+TEST(io_uring_complete_of_unsubmitted_is_counted_not_failed)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	uring_complete(c, 7, UREQ, 4096);
+	uring_complete(c, 7, UREQ + 0x200, -22);	/* failed in io_init_req */
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
+	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "1 io_uring completions of unsubmitted"))
+		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	checker_free(c);
+}
+
+TEST(pointer_reuse_after_completion_passes)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		uring_submit(c, 7, UREQ);
+		uring_complete(c, 7, UREQ, 4096);
+		aio_batch(c, 42, IOCB, i + 1, 1);
+		aio_complete(c, IOCB, 4096);
+		aio_reap(c, 42, IOCB, 4096);
+	}
+	synth_finish(c);
+	ASSERT_EQ(0, synth_rc);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	EXPECT_EQ(10, INV(c, INV_EXACTLY_ONCE)->observations);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
+	EXPECT_EQ(5, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].completed);
+	EXPECT_EQ(5, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].completed);
+	checker_free(c);
+}
+
+TEST(same_iocb_address_in_two_processes)
+{
+	struct checker *c = new_checker(synth_cfg_stock());
+
+	/* fork()ed workers share addresses; tgid keeps them apart */
+	aio_batch(c, 42, IOCB, 1, 1);
+	aio_batch(c, 43, IOCB, 1, 1);
+	aio_reap(c, 43, IOCB, 4096);
+	aio_reap(c, 42, IOCB, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
+	checker_free(c);
+}
+
+TEST(resubmit_while_in_flight_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	uring_submit(c, 7, UREQ);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
+	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "submitted again before it completed"));
+	checker_free(c);
+}
+
+/* ---------- libaio batches ---------- */
+
+TEST(rejected_batch_entries_not_in_flight)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+	unsigned i;
+
+	for (i = 0; i < 4; i++)
+		aio_submit(c, 42, IOCB + 64 * i, 9, i);
+	aio_submit_done(c, 42, 9, 4, 2);	/* -> only the first two accepted */
+	for (i = 0; i < 2; i++) {
+		aio_complete(c, IOCB + 64 * i, 4096);
+		aio_reap(c, 42, IOCB + 64 * i, 4096);
+	}
+	synth_finish(c);
+	ASSERT_EQ(0, synth_rc);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	EXPECT_EQ(2, INV(c, INV_EXACTLY_ONCE)->observations);
+	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submitted);
+	checker_free(c);
+}
+
+TEST(batch_rejected_by_errno_drops_all)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+	unsigned i;
+
+	for (i = 0; i < 3; i++)
+		aio_submit(c, 42, IOCB + 64 * i, 1, i);
+	aio_submit_done(c, 42, 1, 3, -11);	/* -EAGAIN */
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
+	EXPECT_EQ(VERDICT_SKIP, V(c, INV_EXACTLY_ONCE));
+	EXPECT_EQ(0, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submitted);
+	checker_free(c);
+}
+
+TEST(rejected_iocb_can_be_resubmitted)
+{
+	struct checker *c = new_checker(synth_cfg_stock());
+
+	aio_submit(c, 42, IOCB, 1, 0);
+	aio_submit(c, 42, IOCB + 64, 1, 1);
+	aio_submit_done(c, 42, 1, 2, 1);
+	aio_submit(c, 42, IOCB + 64, 2, 0);	/* retried in the next call */
+	aio_submit_done(c, 42, 2, 1, 1);
+	aio_reap(c, 42, IOCB, 4096);
+	aio_reap(c, 42, IOCB + 64, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
+	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submitted);
+	checker_free(c);
+}
+
+TEST(completion_of_rejected_iocb_fails)
+{
+	struct checker *c = new_checker(synth_cfg_stock());
+
+	aio_submit(c, 42, IOCB, 1, 0);
+	aio_submit_done(c, 42, 1, 1, 0);
+	aio_reap(c, 42, IOCB, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
+	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "submit, rejected, reap(4096)"))
+		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	checker_free(c);
+}
+
+TEST(completion_before_submit_done_is_fine)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	/* the disk can answer before io_submit returns */
+	aio_submit(c, 42, IOCB, 1, 0);
+	aio_submit(c, 42, IOCB + 64, 1, 1);
+	aio_complete(c, IOCB, 4096);
+	aio_submit_done(c, 42, 1, 2, 2);
+	aio_complete(c, IOCB + 64, 4096);
+	aio_reap(c, 42, IOCB, 4096);
+	aio_reap(c, 42, IOCB + 64, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
+	checker_free(c);
+}
+
+TEST(missing_submit_done_counts_batch_accepted)
+{
+	struct checker *c = new_checker(synth_cfg_stock());
+
+	aio_submit(c, 42, IOCB, 1, 0);		/* SUBMIT_DONE of batch 1 lost? */
+	aio_submit(c, 42, IOCB + 64, 2, 0);
+	aio_submit_done(c, 42, 2, 1, 0);	/* batch 2 rejected */
+	aio_reap(c, 42, IOCB, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
+	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submitted);
+	checker_free(c);
+}
+
+/* ---------- retry_lifecycle ---------- */
+
+static void uring_retry_cycle(struct checker *c, uint64_t req)
+{
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, req);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, req);	/* in IRQ */
+	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, req, 1);
+}
+
+TEST(retry_wake_resume_passes)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	uring_retry_cycle(c, UREQ);
+	uring_retry_cycle(c, UREQ);
+	uring_complete(c, 7, UREQ, 8192);
+	synth_finish(c);
+	ASSERT_EQ(0, synth_rc);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE)) TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
+	EXPECT_EQ(2, INV(c, INV_RETRY_LIFECYCLE)->observations);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_RESUME_CONTEXT));
+	EXPECT_EQ(2, INV(c, INV_RESUME_CONTEXT)->observations);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
+	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].retries);
+	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].wakes);
+	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].resumes);
+	checker_free(c);
+}
+
+TEST(libaio_retry_in_worker_context_passes)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	/* patched libaio: retry in submitter, wake in IRQ, resume in a kworker */
+	aio_batch(c, 42, IOCB, 1, 1);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
+	ev_resume(c, FSAIO_ENGINE_LIBAIO, 3, IOCB, 1);
+	aio_complete(c, IOCB, 4096);
+	aio_reap(c, 42, IOCB, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE)) TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
+	checker_free(c);
+}
+
+TEST(wake_without_retry_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
+	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "wake without an armed retry: req 0xffff888004a1c000 (io_uring tgid 7): submit, wake"))
+		TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
+	checker_free(c);
+}
+
+TEST(double_wake_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
+	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, UREQ, 1);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
+	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "woken twice"));
+	checker_free(c);
+}
+
+TEST(resume_without_wake_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
+	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, UREQ, 1);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
+	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "resume without wake"));
+	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "submit, retry(-529), resume(mm=1)"))
+		TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
+	checker_free(c);
+}
+
+TEST(resume_without_any_retry_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, UREQ, 1);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
+	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "resume without an armed retry"));
+	checker_free(c);
+}
+
+TEST(complete_while_armed_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
+	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "completed while armed"));
+	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "submit, retry(-529), complete(4096)"))
+		TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
+	/* and the armed entry is left over at the end */
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
+	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "1 armed wait entries"));
+	checker_free(c);
+}
+
+TEST(complete_after_wake_without_resume_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
+	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "wake without resume"));
+	checker_free(c);
+}
+
+TEST(retry_while_armed_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
+	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "retry while already armed"));
+	checker_free(c);
+}
+
+TEST(punt_is_a_resumption_path)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	/* armed, then punted to io-wq: completion without wake is fine */
+	uring_submit(c, 7, UREQ);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
+	ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING, 7, UREQ);
+	uring_complete(c, 7, UREQ, 4096);
+	/* punted straight away, the worker then resumes it */
+	uring_submit(c, 7, UREQ + 0x200);
+	ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING, 7, UREQ + 0x200);
+	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, UREQ + 0x200, 1);
+	uring_complete(c, 7, UREQ + 0x200, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE)) TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
+	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].punts);
+	checker_free(c);
+}
+
+TEST(retry_after_completion_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	uring_complete(c, 7, UREQ, 4096);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
+	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "wake after completion"));
+	checker_free(c);
+}
+
+TEST(wake_for_unknown_request_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
+	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "never seen submitted"));
+	checker_free(c);
+}
+
+TEST(inferred_events_are_counted)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+	struct fsaio_record r;
+
+	uring_submit(c, 7, UREQ);
+	r = synth_rec(FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
+	r.flags = FSAIO_F_INFERRED;
+	r.seq = 0;		/* harness-derived: no seq */
+	synth_seq--;
+	synth_feed(c, &r);
+	r.type = FSAIO_EV_WAKE;
+	synth_feed(c, &r);
+	r.type = FSAIO_EV_RESUME;
+	r.arg1 = 1;
+	synth_feed(c, &r);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	ASSERT_EQ(0, synth_rc);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_TRACE_INTEGRITY)) TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE));
+	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].retries);
+	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].resumes);
+	checker_free(c);
+}
+
+TEST(retry_not_observable_skips)
+{
+	struct checker *c = new_checker(synth_cfg_stock());
+
+	uring_submit(c, 7, UREQ);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_SKIP, V(c, INV_RETRY_LIFECYCLE));
+	EXPECT_STREQ("test: retry not observable", D(c, INV_RETRY_LIFECYCLE));
+	EXPECT_EQ(VERDICT_SKIP, V(c, INV_RESUME_CONTEXT));
+	checker_free(c);
+}
+
+/* ---------- resume_context ---------- */
+
+TEST(resume_without_submitter_mm_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	aio_batch(c, 42, IOCB, 1, 1);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
+	ev_resume(c, FSAIO_ENGINE_LIBAIO, 3, IOCB, 0);
+	aio_complete(c, IOCB, 4096);
+	aio_reap(c, 42, IOCB, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RESUME_CONTEXT));
+	EXPECT_TRUE(HAS(c, INV_RESUME_CONTEXT, "resume(mm=0)")) TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE));
+	checker_free(c);
+}
+
+TEST(resume_context_none_observed)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_RESUME_CONTEXT));
+	EXPECT_EQ(0, INV(c, INV_RESUME_CONTEXT)->observations);
+	checker_free(c);
+}
+
+/* ---------- nonblocking_submit ---------- */
+
+TEST(io_uring_blocking_in_submit_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	ev_sleep(c, 7, FSAIO_CTX_SUBMIT_IO_URING, FSAIO_SITE_FOLIO_BIT, 2000000);
+	uring_submit_done(c, 7, 1);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_NONBLOCKING_SUBMIT_IO_URING));
+	EXPECT_TRUE(HAS(c, INV_NONBLOCKING_SUBMIT_IO_URING, "pid 7 (synth) slept in folio_bit for 2.000 ms"))
+		TH_LOG("%s", D(c, INV_NONBLOCKING_SUBMIT_IO_URING));
+	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].blocked_in_submit);
+	EXPECT_EQ(2000000, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].blocked_ns);
+	checker_free(c);
+}
+
+TEST(io_uring_no_blocking_passes)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	/* a mutex in submit, and page waits elsewhere, are not "blocked in submit" */
+	ev_sleep(c, 7, FSAIO_CTX_SUBMIT_IO_URING, FSAIO_SITE_OTHER, 1000);
+	ev_sleep(c, 8, FSAIO_CTX_IO_WQ_WORKER, FSAIO_SITE_FOLIO_BIT, 1000);
+	uring_submit_done(c, 7, 1);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_NONBLOCKING_SUBMIT_IO_URING))
+		TH_LOG("%s", D(c, INV_NONBLOCKING_SUBMIT_IO_URING));
+	EXPECT_EQ(1, INV(c, INV_NONBLOCKING_SUBMIT_IO_URING)->observations);
+	checker_free(c);
+}
+
+static struct checker *libaio_blocking_run(bool async_expected)
+{
+	struct checker_config cfg = synth_cfg_stock();
+	struct checker *c;
+	unsigned i;
+
+	cfg.libaio_async_expected = async_expected;
+	c = checker_new(&cfg);
+	for (i = 0; i < 3; i++) {
+		aio_submit(c, 42, IOCB + 64 * i, 1, i);
+		ev_sleep(c, 42, FSAIO_CTX_SUBMIT_LIBAIO, FSAIO_SITE_FOLIO_BIT, 1500000);
+	}
+	aio_submit_done(c, 42, 1, 3, 3);
+	for (i = 0; i < 3; i++)
+		aio_reap(c, 42, IOCB + 64 * i, 4096);
+	synth_finish(c);
+	return c;
+}
+
+TEST(libaio_blocking_on_stock_kernel_xfails)
+{
+	struct checker *c = libaio_blocking_run(false);
+
+	EXPECT_EQ(VERDICT_XFAIL, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
+	EXPECT_TRUE(HAS(c, INV_NONBLOCKING_SUBMIT_LIBAIO,
+			"stock kernel: io_submit slept 3 times in page/bit waits, 4.5 ms"))
+		TH_LOG("%s", D(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
+	EXPECT_EQ(3, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].blocked_in_submit);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
+	checker_free(c);
+}
+
+TEST(libaio_blocking_when_async_expected_fails)
+{
+	struct checker *c = libaio_blocking_run(true);
+
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
+	EXPECT_TRUE(HAS(c, INV_NONBLOCKING_SUBMIT_LIBAIO, "slept 3 times"));
+	EXPECT_TRUE(HAS(c, INV_NONBLOCKING_SUBMIT_LIBAIO, "first: pid 42"))
+		TH_LOG("%s", D(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
+	checker_free(c);
+}
+
+TEST(libaio_not_blocking_passes)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	aio_batch(c, 42, IOCB, 1, 2);
+	ev_sleep(c, 42, FSAIO_CTX_REAP, FSAIO_SITE_OTHER, 5000);
+	aio_complete(c, IOCB, 4096);
+	aio_complete(c, IOCB + 64, 4096);
+	aio_reap(c, 42, IOCB, 4096);
+	aio_reap(c, 42, IOCB + 64, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
+	EXPECT_EQ(2, INV(c, INV_NONBLOCKING_SUBMIT_LIBAIO)->observations);
+	checker_free(c);
+}
+
+TEST(sleep_not_observable_skips)
+{
+	struct checker_config cfg = synth_cfg_all();
+	struct checker *c;
+
+	cfg.see_sleep = false;
+	c = checker_new(&cfg);
+	uring_submit(c, 7, UREQ);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_SKIP, V(c, INV_NONBLOCKING_SUBMIT_IO_URING));
+	EXPECT_EQ(VERDICT_SKIP, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
+	checker_free(c);
+}
+
+TEST(wait_cells_and_histogram)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+	const struct wait_cell *w;
+
+	ev_sleep(c, 9, FSAIO_CTX_SYNC_WRITE, FSAIO_SITE_JOURNAL, 1024);	/* 2^10 */
+	ev_sleep(c, 9, FSAIO_CTX_SYNC_WRITE, FSAIO_SITE_JOURNAL, 3000);	/* [2^11, 2^12) */
+	ev_sleep(c, 9, FSAIO_CTX_SYNC_WRITE, FSAIO_SITE_JOURNAL, 0);
+	ev_sleep(c, 9, FSAIO_CTX_KWORKER, FSAIO_SITE_WRITEBACK, 1ull << 40);
+	synth_finish(c);
+	w = &checker_stats(c)->waits[FSAIO_SITE_JOURNAL][FSAIO_CTX_SYNC_WRITE];
+	EXPECT_EQ(3, w->count);
+	EXPECT_EQ(4024, w->total_ns);
+	EXPECT_EQ(3000, w->max_ns);
+	EXPECT_EQ(1, w->hist[0]);
+	EXPECT_EQ(1, w->hist[10]);
+	EXPECT_EQ(1, w->hist[11]);
+	w = &checker_stats(c)->waits[FSAIO_SITE_WRITEBACK][FSAIO_CTX_KWORKER];
+	EXPECT_EQ(1, w->hist[HIST_BUCKETS - 1]);
+	EXPECT_EQ(0, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].blocked_in_submit);
+	checker_free(c);
+}
+
+/* ---------- quiescence ---------- */
+
+TEST(request_in_flight_at_end_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	uring_submit(c, 7, UREQ + 0x200);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
+	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "1 requests never completed"));
+	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "still in flight at the end: req 0xffff888004a1c200 (io_uring tgid 7): submit"))
+		TH_LOG("%s", D(c, INV_QUIESCENCE));
+	/* exactly_once does not double-report it */
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
+	checker_free(c);
+}
+
+TEST(libaio_never_reaped_process_exited_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	aio_batch(c, 42, IOCB, 1, 1);
+	aio_complete(c, IOCB, 4096);
+	ev_proc_exit(c, 42);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
+	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "never reaped; process exited"))
+		TH_LOG("%s", D(c, INV_QUIESCENCE));
+	checker_free(c);
+}
+
+TEST(libaio_exit_before_submit_is_not_blamed)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	/* an earlier process with the same tgid exited before this submit */
+	ev_proc_exit(c, 42);
+	aio_batch(c, 42, IOCB, 1, 1);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
+	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "still in flight")) TH_LOG("%s", D(c, INV_QUIESCENCE));
+	checker_free(c);
+}
+
+TEST(pending_batch_at_end_counts_as_in_flight)
+{
+	struct checker *c = new_checker(synth_cfg_stock());
+
+	aio_submit(c, 42, IOCB, 1, 0);		/* io_submit never returned */
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
+	checker_free(c);
+}
+
+/* ---------- trace_integrity ---------- */
+
+TEST(clean_trace_passes_integrity)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_TRACE_INTEGRITY));
+	EXPECT_EQ(3, INV(c, INV_TRACE_INTEGRITY)->observations);
+	EXPECT_EQ(0, checker_stats(c)->lost);
+	checker_free(c);
+}
+
+TEST(lost_ringbuf_record_is_error)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	uring_complete(c, 7, UREQ, 4096);
+	trace_end(c, 1);
+	checker_finish(c);
+	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
+	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "1 records lost (1 ring buffer")) TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
+	EXPECT_EQ(1, checker_stats(c)->lost);
+	checker_free(c);
+}
+
+TEST(seq_gap_is_error)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	synth_seq += 2;			/* two records never arrived */
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
+	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "2 missing from seq")) TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
+	EXPECT_EQ(2, checker_stats(c)->lost);
+	checker_free(c);
+}
+
+TEST(seq_reordering_is_not_loss)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+	struct fsaio_record a, b;
+
+	uring_submit(c, 7, UREQ);
+	a = synth_rec(FSAIO_EV_SLEEP, FSAIO_ENGINE_NONE, 8, 0);
+	b = synth_rec(FSAIO_EV_SLEEP, FSAIO_ENGINE_NONE, 9, 0);
+	synth_feed(c, &b);		/* two CPUs reserved in the other order */
+	synth_feed(c, &a);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_TRACE_INTEGRITY)) TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
+	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "1 delivered out of seq order"));
+	checker_free(c);
+}
+
+TEST(duplicate_seq_is_error)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+	struct fsaio_record r = synth_rec(FSAIO_EV_SLEEP, FSAIO_ENGINE_NONE, 8, 0);
+
+	synth_feed(c, &r);
+	synth_feed(c, &r);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
+	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "duplicate seq")) TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
+	checker_free(c);
+}
+
+TEST(missing_trace_end_is_error)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	uring_complete(c, 7, UREQ, 4096);
+	checker_finish(c);
+	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
+	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "no trace_end"));
+	checker_free(c);
+}
+
+TEST(malformed_records_are_rejected_and_error)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+	struct fsaio_record r;
+
+	r = synth_rec(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING, 7, UREQ);
+	r.version = 2;
+	EXPECT_EQ(-EINVAL, checker_feed(c, &r));
+	r = synth_rec(FSAIO_EV__MAX, FSAIO_ENGINE_IO_URING, 7, UREQ);
+	EXPECT_EQ(-EINVAL, checker_feed(c, &r));
+	r = synth_rec(FSAIO_EV_SLEEP, FSAIO_ENGINE_NONE, 7, 0);
+	r.site = FSAIO_SITE__COUNT;
+	EXPECT_EQ(-EINVAL, checker_feed(c, &r));
+	r = synth_rec(FSAIO_EV_SUBMIT, FSAIO_ENGINE_NONE, 7, UREQ);	/* no engine */
+	EXPECT_EQ(-EINVAL, checker_feed(c, &r));
+	r = synth_rec(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 7, UREQ);
+	r.seq = 0;						/* only TRACE_END may */
+	EXPECT_EQ(-EINVAL, checker_feed(c, &r));
+	synth_finish(c);
+	EXPECT_EQ(5, checker_stats(c)->malformed);
+	EXPECT_EQ(1, checker_stats(c)->records);
+	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
+	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "5 malformed records (first: record version 2"))
+		TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
+	checker_free(c);
+}
+
+TEST(note_malformed_is_error)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	uring_complete(c, 7, UREQ, 4096);
+	checker_note_malformed(c, "truncated record at offset 1000");
+	checker_finish(c);
+	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
+	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "truncated record at offset 1000"));
+	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "no trace_end"));
+	checker_free(c);
+}
+
+TEST(results_before_finish_are_not_passes)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+	int i;
+
+	for (i = 0; i < INV__COUNT; i++) {
+		EXPECT_EQ(VERDICT_ERROR, V(c, i));
+		EXPECT_NE(NULL, INV(c, i)->name);
+	}
+	checker_free(c);
+}
+
+/* ---------- details and helpers ---------- */
+
+TEST(long_history_is_abbreviated)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+	int i;
+
+	uring_submit(c, 7, UREQ);
+	for (i = 0; i < 10; i++)
+		uring_retry_cycle(c, UREQ);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
+	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "...17 earlier,")) TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
+	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "resume(mm=1), retry(-529), complete(4096)"));
+	checker_free(c);
+}
+
+TEST(verdict_worse_orders_verdicts)
+{
+	EXPECT_EQ(VERDICT_SKIP, verdict_worse(VERDICT_SKIP, VERDICT_SKIP));
+	EXPECT_EQ(VERDICT_PASS, verdict_worse(VERDICT_SKIP, VERDICT_PASS));
+	EXPECT_EQ(VERDICT_PASS, verdict_worse(VERDICT_PASS, VERDICT_SKIP));
+	EXPECT_EQ(VERDICT_XFAIL, verdict_worse(VERDICT_PASS, VERDICT_XFAIL));
+	EXPECT_EQ(VERDICT_FAIL, verdict_worse(VERDICT_XFAIL, VERDICT_FAIL));
+	EXPECT_EQ(VERDICT_ERROR, verdict_worse(VERDICT_ERROR, VERDICT_FAIL));
+	EXPECT_EQ(VERDICT_ERROR, verdict_worse(VERDICT_SKIP, VERDICT_ERROR));
+}
+
+TEST(names)
+{
+	EXPECT_STREQ("pass", verdict_name(VERDICT_PASS));
+	EXPECT_STREQ("xfail", verdict_name(VERDICT_XFAIL));
+	EXPECT_STREQ("error", verdict_name(VERDICT_ERROR));
+	EXPECT_STREQ("libaio", engine_name(FSAIO_ENGINE_LIBAIO));
+	EXPECT_STREQ("io_uring", engine_name(FSAIO_ENGINE_IO_URING));
+	EXPECT_STREQ("folio_bit", wait_site_name(FSAIO_SITE_FOLIO_BIT));
+	EXPECT_STREQ("wait_bit_action", wait_site_name(FSAIO_SITE_WAIT_BIT_ACTION));
+	EXPECT_STREQ("other", wait_site_name(FSAIO_SITE_OTHER));
+	EXPECT_STREQ("submit_libaio", context_name(FSAIO_CTX_SUBMIT_LIBAIO));
+	EXPECT_STREQ("reap", context_name(FSAIO_CTX_REAP));
+	EXPECT_STREQ("submit", event_type_name(FSAIO_EV_SUBMIT));
+	EXPECT_STREQ("trace_end", event_type_name(FSAIO_EV_TRACE_END));
+	EXPECT_STREQ("?", event_type_name(FSAIO_EV__MAX));
+	EXPECT_STREQ("?", wait_site_name(FSAIO_SITE__COUNT));
+}
+
+/* ---------- robustness ---------- */
+
+/* Arbitrary valid records in arbitrary order: verdicts, never a crash. */
+TEST(random_streams_do_not_crash)
+{
+	struct checker_config cfg = synth_cfg_all();
+	struct checker *c = checker_new(&cfg);
+	unsigned seed = 12345, i;
+	int v;
+
+	for (i = 0; i < 200000; i++) {
+		struct fsaio_record r;
+
+		seed = seed * 1103515245 + 12345;
+		r = synth_rec(1 + (seed >> 8) % (FSAIO_EV__MAX - 1), 1 + (seed >> 4) % 2,
+			      1 + (seed >> 12) % 3, UREQ + ((seed >> 16) % 37) * 64);
+		r.pid = r.tgid + (seed >> 20) % 2;
+		r.res = (int)((seed >> 3) % 7) - 2;
+		r.arg1 = (seed >> 14) % 2;
+		r.arg2 = (uint64_t)((seed >> 18) % 4) << 32 | ((seed >> 22) % 3);
+		r.site = (seed >> 24) % FSAIO_SITE__COUNT;
+		r.ctx = (seed >> 27) % FSAIO_CTX__COUNT;
+		if (r.type == FSAIO_EV_TRACE_END)
+			r.arg0 = 0;
+		checker_feed(c, &r);
+	}
+	checker_finish(c);
+	for (i = 0; i < INV__COUNT; i++) {
+		v = V(c, i);
+		EXPECT_TRUE(v >= VERDICT_PASS && v <= VERDICT_ERROR);
+		EXPECT_NE(0, strlen(D(c, i)));
+	}
+	checker_free(c);
+}
+
+/* ---------- scale ---------- */
+
+/*
+ * A million io_uring requests with distinct pointers and half a million
+ * libaio ones in
+ * batches of 64 with recycled iocbs, like fio.  No timing asserts; the test
+ * timeout (30 s) catches anything quadratic.
+ */
+TEST(million_requests_scale)
+{
+	struct checker_config cfg = synth_cfg_all();
+	struct checker *c = checker_new(&cfg);
+	const unsigned n = 1000000, depth = 64;
+	unsigned i, j;
+
+	for (i = 0; i < n; i++) {
+		uint64_t req = UREQ + (uint64_t)i * 256;
+
+		uring_submit(c, 7, req);
+		if (i % 8 == 0)
+			uring_retry_cycle(c, req);
+		uring_complete(c, 7, req, 4096);
+	}
+	for (i = 0; i < n / 2 / depth; i++) {
+		for (j = 0; j < depth; j++)
+			aio_submit(c, 42 + i % 4, IOCB + 64 * j, i + 1, j);
+		aio_submit_done(c, 42 + i % 4, i + 1, depth, depth);
+		for (j = 0; j < depth; j++) {
+			aio_complete(c, IOCB + 64 * j, 4096);
+			aio_reap(c, 42 + i % 4, IOCB + 64 * j, 4096);
+		}
+	}
+	synth_finish(c);
+	ASSERT_EQ(0, synth_rc);
+	for (i = 0; i < INV__COUNT; i++)
+		EXPECT_NE(VERDICT_FAIL, V(c, i)) TH_LOG("%s: %s", INV(c, i)->name, INV(c, i)->detail);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
+	EXPECT_EQ(n + n / 2 / depth * depth, INV(c, INV_EXACTLY_ONCE)->observations);
+	EXPECT_EQ(n, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].completed);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
+	checker_free(c);
+}
+
+TEST_HARNESS_MAIN

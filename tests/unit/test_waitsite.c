@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of wait-site classification: every recognized function on its
+ * own, compiler-clone suffixes, and real stacks seen on 6.x kernels where
+ * the outer, more specific frame must win over the generic inner one.
+ */
+#include "kselftest_harness.h"
+#include "../../harness/waitsite.h"
+#include "../../harness/checker.h"
+
+#pragma GCC diagnostic ignored "-Wsign-compare"	/* EXPECT_EQ(enum, enum) */
+
+#define N(a)	((int)(sizeof(a) / sizeof((a)[0])))
+
+static enum fsaio_wait_site one(const char *name)
+{
+	const char *names[] = { "__schedule", "schedule", name, "do_syscall_64" };
+
+	return classify_wait_site(names, N(names));
+}
+
+struct expect {
+	const char *name;
+	enum fsaio_wait_site site;
+};
+
+static const struct expect singles[] = {
+	{ "jbd2_log_wait_commit",		FSAIO_SITE_JOURNAL },
+	{ "jbd2_journal_stop",			FSAIO_SITE_JOURNAL },
+	{ "jbd2__journal_start",		FSAIO_SITE_JOURNAL },
+	{ "__jbd2_log_wait_for_space",		FSAIO_SITE_JOURNAL },
+	{ "start_this_handle",			FSAIO_SITE_JOURNAL },
+	{ "folio_wait_writeback",		FSAIO_SITE_WRITEBACK },
+	{ "__folio_wait_writeback",		FSAIO_SITE_WRITEBACK },
+	{ "folio_wait_stable",			FSAIO_SITE_WRITEBACK },
+	{ "__filemap_fdatawait_range",		FSAIO_SITE_WRITEBACK },
+	{ "filemap_fdatawait_range",		FSAIO_SITE_WRITEBACK },
+	{ "filemap_fdatawait_keep_errors",	FSAIO_SITE_WRITEBACK },
+	{ "wait_on_page_writeback",		FSAIO_SITE_WRITEBACK },
+	{ "folio_wait_bit_common",		FSAIO_SITE_FOLIO_BIT },
+	{ "folio_wait_bit",			FSAIO_SITE_FOLIO_BIT },
+	{ "folio_wait_bit_killable",		FSAIO_SITE_FOLIO_BIT },
+	{ "__folio_lock",			FSAIO_SITE_FOLIO_BIT },
+	{ "__folio_lock_killable",		FSAIO_SITE_FOLIO_BIT },
+	{ "folio_put_wait_locked",		FSAIO_SITE_FOLIO_BIT },
+	{ "__folio_lock_or_retry",		FSAIO_SITE_FOLIO_BIT },
+	{ "folio_wait_locked",			FSAIO_SITE_FOLIO_BIT },
+	{ "wait_on_page_bit_common",		FSAIO_SITE_FOLIO_BIT },
+	{ "__lock_page",			FSAIO_SITE_FOLIO_BIT },
+	{ "bit_wait_io",			FSAIO_SITE_WAIT_BIT_ACTION },
+	{ "bit_wait",				FSAIO_SITE_WAIT_BIT_ACTION },
+	{ "__wait_on_bit",			FSAIO_SITE_WAIT_BIT_ACTION },
+	{ "__wait_on_bit_lock",			FSAIO_SITE_WAIT_BIT_ACTION },
+	{ "out_of_line_wait_on_bit",		FSAIO_SITE_WAIT_BIT_ACTION },
+	{ "out_of_line_wait_on_bit_lock",	FSAIO_SITE_WAIT_BIT_ACTION },
+	{ "out_of_line_wait_on_bit_timeout",	FSAIO_SITE_WAIT_BIT_ACTION },
+	{ "__wait_on_buffer",			FSAIO_SITE_WAIT_BIT_ACTION },
+	{ "io_schedule",			FSAIO_SITE_IO_OTHER },
+	{ "io_schedule_timeout",		FSAIO_SITE_IO_OTHER },
+	{ "blk_mq_get_tag",			FSAIO_SITE_IO_OTHER },
+	{ "rq_qos_wait",			FSAIO_SITE_IO_OTHER },
+	{ "mutex_lock",				FSAIO_SITE_OTHER },
+	{ "rwsem_down_read_slowpath",		FSAIO_SITE_OTHER },
+	/* near misses must not match */
+	{ "folio_wait_bit_commonx",		FSAIO_SITE_OTHER },
+	{ "my_io_schedule",			FSAIO_SITE_OTHER },
+	{ "xjbd2_thing",			FSAIO_SITE_OTHER },
+};
+
+TEST(each_function_alone)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < N(singles); i++) {
+		enum fsaio_wait_site got = one(singles[i].name);
+
+		if (got == singles[i].site)
+			continue;
+		bad++;
+		fprintf(stderr, "# %s -> %s, expected %s\n", singles[i].name,
+			wait_site_name(got), wait_site_name(singles[i].site));
+	}
+	EXPECT_EQ(0, bad);
+}
+
+TEST(clone_suffixes_are_stripped)
+{
+	EXPECT_EQ(FSAIO_SITE_FOLIO_BIT, one("folio_wait_bit_common.isra.0"));
+	EXPECT_EQ(FSAIO_SITE_WAIT_BIT_ACTION, one("__wait_on_bit.constprop.0"));
+	EXPECT_EQ(FSAIO_SITE_JOURNAL, one("jbd2_log_wait_commit.part.0"));
+	EXPECT_EQ(FSAIO_SITE_WRITEBACK, one("__filemap_fdatawait_range.constprop.0.isra.0"));
+	EXPECT_EQ(FSAIO_SITE_IO_OTHER, one("io_schedule+0x46/0x70"));
+	EXPECT_EQ(FSAIO_SITE_FOLIO_BIT, one("__folio_lock.cold"));
+}
+
+TEST(empty_and_unknown_frames)
+{
+	const char *none[] = { NULL, NULL, "" };
+	const char *holes[] = { NULL, "folio_wait_bit_common", NULL, "filemap_read" };
+
+	EXPECT_EQ(FSAIO_SITE_UNKNOWN, classify_wait_site(NULL, 0));
+	EXPECT_EQ(FSAIO_SITE_UNKNOWN, classify_wait_site(none, N(none)));
+	EXPECT_EQ(FSAIO_SITE_FOLIO_BIT, classify_wait_site(holes, N(holes)));
+}
+
+/* 64 cold reads in one io_submit on a stock 6.x kernel (design.md §4) */
+TEST(stock_libaio_buffered_read_stack)
+{
+	const char *stack[] = {
+		"__schedule", "schedule", "io_schedule", "folio_wait_bit_common",
+		"filemap_get_pages", "filemap_read", "aio_read", "io_submit_one",
+		"__x64_sys_io_submit", "do_syscall_64", "entry_SYSCALL_64_after_hwframe",
+	};
+
+	EXPECT_EQ(FSAIO_SITE_FOLIO_BIT, classify_wait_site(stack, N(stack)));
+}
+
+TEST(writeback_wait_outranks_folio_bit)
+{
+	const char *stack[] = {
+		"__schedule", "schedule", "io_schedule", "folio_wait_bit_common",
+		"folio_wait_writeback", "__filemap_fdatawait_range",
+		"file_write_and_wait_range", "ext4_sync_file", "ext4_buffered_write_iter",
+		"aio_write", "io_submit_one", "__x64_sys_io_submit",
+	};
+
+	EXPECT_EQ(FSAIO_SITE_WRITEBACK, classify_wait_site(stack, N(stack)));
+}
+
+TEST(ext4_metadata_read_is_wait_bit_action)
+{
+	const char *stack[] = {
+		"__schedule", "schedule", "io_schedule", "bit_wait_io", "__wait_on_bit",
+		"out_of_line_wait_on_bit", "__wait_on_buffer", "ext4_read_bh",
+		"ext4_read_inode_bitmap", "__ext4_new_inode", "ext4_create",
+	};
+
+	EXPECT_EQ(FSAIO_SITE_WAIT_BIT_ACTION, classify_wait_site(stack, N(stack)));
+}
+
+TEST(journal_commit_outranks_buffer_wait)
+{
+	const char *commit[] = {
+		"__schedule", "schedule", "jbd2_log_wait_commit",
+		"ext4_sync_file", "vfs_fsync_range", "ext4_buffered_write_iter",
+	};
+	const char *access[] = {
+		"__schedule", "schedule", "io_schedule", "bit_wait_io",
+		"__wait_on_bit_lock", "out_of_line_wait_on_bit_lock",
+		"do_get_write_access", "jbd2_journal_get_write_access",
+		"__ext4_journal_get_write_access", "ext4_reserve_inode_write",
+	};
+
+	EXPECT_EQ(FSAIO_SITE_JOURNAL, classify_wait_site(commit, N(commit)));
+	EXPECT_EQ(FSAIO_SITE_JOURNAL, classify_wait_site(access, N(access)));
+}
+
+TEST(block_layer_and_plain_io_schedule)
+{
+	const char *tag[] = {
+		"__schedule", "schedule", "io_schedule", "blk_mq_get_tag",
+		"__blk_mq_alloc_requests", "blk_mq_submit_bio", "submit_bio_noacct",
+	};
+	const char *dio[] = {
+		"__schedule", "schedule", "io_schedule", "__iomap_dio_rw", "iomap_dio_rw",
+	};
+
+	EXPECT_EQ(FSAIO_SITE_IO_OTHER, classify_wait_site(tag, N(tag)));
+	EXPECT_EQ(FSAIO_SITE_IO_OTHER, classify_wait_site(dio, N(dio)));
+}
+
+TEST(lock_waits_are_other)
+{
+	const char *stack[] = {
+		"__schedule", "schedule", "schedule_preempt_disabled",
+		"__mutex_lock.constprop.0", "ext4_buffered_write_iter", "aio_write",
+	};
+
+	EXPECT_EQ(FSAIO_SITE_OTHER, classify_wait_site(stack, N(stack)));
+}
+
+TEST(n_bounds_the_frames_read)
+{
+	const char *stack[] = { "__schedule", "schedule", "folio_wait_bit_common" };
+
+	EXPECT_EQ(FSAIO_SITE_OTHER, classify_wait_site(stack, 2));
+	EXPECT_EQ(FSAIO_SITE_FOLIO_BIT, classify_wait_site(stack, 3));
+	EXPECT_EQ(FSAIO_SITE_UNKNOWN, classify_wait_site(stack, 0));
+}
+
+TEST_HARNESS_MAIN
