@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel-version and architecture drift, in one place (libbpf-tools style).
+ * Everything here is CO-RE: the object is built once against the pinned
+ * bpf/vmlinux.h and loads on 6.12 (QEMU guests) as well as on newer hosts.
+ */
+#ifndef FSAIO_CORE_FIXES_BPF_H
+#define FSAIO_CORE_FIXES_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+/* ---- constants that vmlinux.h (BTF) does not carry ---------------------- */
+
+#define FSAIO_TASK_UNINTERRUPTIBLE	0x0002	/* include/linux/sched.h */
+#define FSAIO_TASK_NOLOAD		0x0400	/* TASK_IDLE = D | NOLOAD: idle kthreads */
+#define FSAIO_PF_IO_WORKER		0x00000010	/* io-wq / sqpoll thread */
+#define FSAIO_PF_WQ_WORKER		0x00000020	/* workqueue worker */
+#define FSAIO_PF_KTHREAD		0x00200000
+
+#define FSAIO_EIOCBQUEUED	529	/* include/linux/errno.h: -EIOCBQUEUED */
+#define FSAIO_EIOCBRETRY	530	/* the 2006 FSAIO series' code */
+#define FSAIO_ENOSYS		38
+
+/* ---- syscall numbers: the one place that knows the architecture --------- */
+#if defined(__TARGET_ARCH_x86)
+/* arch/x86/entry/syscalls/syscall_64.tbl */
+#define FSAIO_NR_read		0
+#define FSAIO_NR_write		1
+#define FSAIO_NR_pread64	17
+#define FSAIO_NR_pwrite64	18
+#define FSAIO_NR_readv		19
+#define FSAIO_NR_writev		20
+#define FSAIO_NR_io_getevents	208
+#define FSAIO_NR_io_submit	209
+#define FSAIO_NR_preadv		295
+#define FSAIO_NR_pwritev	296
+#define FSAIO_NR_preadv2	327
+#define FSAIO_NR_pwritev2	328
+#define FSAIO_NR_io_pgetevents	333
+#define FSAIO_NR_io_uring_enter	426
+
+/*
+ * Syscall number a task sleeping in the kernel is in, or -1.  The user
+ * entry frame's orig_ax holds the syscall number, but for exceptions (page
+ * faults!) it holds the error code, which would read as read/write/writev.
+ * entry_SYSCALL_64 pushes ax = -ENOSYS and the return value is stored only
+ * on the way out, so ax == -ENOSYS tells a syscall in progress from a fault.
+ * 32-bit compat syscalls (int $0x80) are not told apart: numbers differ.
+ */
+static __always_inline long fsaio_task_syscall_nr(struct task_struct *task)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	long orig_ax, ax;
+
+	if (!regs)
+		return -1;
+	orig_ax = BPF_CORE_READ(regs, orig_ax);
+	ax = BPF_CORE_READ(regs, ax);
+	if (orig_ax < 0 || ax != -FSAIO_ENOSYS)
+		return -1;
+	return orig_ax;
+}
+#else
+/* Other architectures need their syscall table and entry convention here
+ * (arm64: regs->syscallno, NO_SYSCALL for exceptions).  Until then sleeps
+ * get ctx OTHER and syscall -1; libaio/io_uring events are unaffected. */
+#define FSAIO_NR_read		-100
+#define FSAIO_NR_write		-101
+#define FSAIO_NR_pread64	-102
+#define FSAIO_NR_pwrite64	-103
+#define FSAIO_NR_readv		-104
+#define FSAIO_NR_writev		-105
+#define FSAIO_NR_io_getevents	-106
+#define FSAIO_NR_io_submit	-107
+#define FSAIO_NR_preadv		-108
+#define FSAIO_NR_pwritev	-109
+#define FSAIO_NR_preadv2	-110
+#define FSAIO_NR_pwritev2	-111
+#define FSAIO_NR_io_pgetevents	-112
+#define FSAIO_NR_io_uring_enter	-113
+static __always_inline long fsaio_task_syscall_nr(struct task_struct *task)
+{
+	return -1;
+}
+#endif
+
+/* ---- task->state: renamed to __state in 5.14 ----------------------------
+ * commit 2f064a59a11f ("sched: Change task_struct::state").  sched_switch
+ * passes prev_state as an argument since 5.18 (commit fa2c3254d7cf,
+ * "sched/tracing: Don't re-read p->state when emitting sched_switch
+ * event"); both target kernels (6.12, 6.18) have it, this is the fallback
+ * for the raw_tp variant on kernels that don't. */
+struct task_struct___o {
+	volatile long int state;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 fsaio_task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___o *)t, state);
+}
+
+/* ---- libaio request identity --------------------------------------------
+ * The user iocb pointer lives in aio_kiocb->ki_res.obj since 5.1 (commit
+ * "aio: keep io_event in aio_kiocb", Al Viro, 2019); before that in
+ * aio_kiocb->ki_user_iocb / ki_user_data. */
+struct aio_kiocb___o {
+	struct iocb *ki_user_iocb;
+	__u64 ki_user_data;
+} __attribute__((preserve_access_index));
+
+static __always_inline void fsaio_aio_ids(struct aio_kiocb *a, __u64 *req,
+					  __u64 *user_data)
+{
+	if (bpf_core_field_exists(a->ki_res)) {
+		*req = BPF_CORE_READ(a, ki_res.obj);
+		*user_data = BPF_CORE_READ(a, ki_res.data);
+	} else {
+		struct aio_kiocb___o *o = (void *)a;
+
+		*req = (__u64)BPF_CORE_READ(o, ki_user_iocb);
+		*user_data = BPF_CORE_READ(o, ki_user_data);
+	}
+}
+
+/* ---- io_uring -----------------------------------------------------------
+ * The kiocb of a read/write is the first member of the command area at
+ * offset 0 of struct io_kiocb (io_kiocb_to_cmd(req, struct io_rw), and
+ * struct io_rw starts with the kiocb), so a kiocb pointer of an io_uring
+ * read equals the "req" of the io_uring tracepoints.  The async buffered
+ * read wait entry (struct wait_page_queue, in struct io_async_rw since
+ * 6.10, in io_async_rw.wpq) carries the request in wait.private, set by
+ * io_rw_should_retry(); io_async_buf_func() reads it from there too. */
+
+/* The submitting task's mm.  req->task up to 6.12; since 6.13 the task is
+ * reached through req->tctx->task (io_uring: "move struct io_kiocb from
+ * task_struct to io_uring_task", Jens Axboe, for 6.13). */
+struct io_kiocb___o {
+	struct task_struct *task;
+} __attribute__((preserve_access_index));
+
+struct io_uring_task___n {
+	struct task_struct *task;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 fsaio_req_mm(struct io_kiocb *req)
+{
+	struct io_kiocb___o *o = (void *)req;
+	struct io_uring_task___n *tctx;
+
+	if (bpf_core_field_exists(o->task))
+		return (__u64)BPF_CORE_READ(o, task, mm);
+	tctx = (void *)BPF_CORE_READ(req, tctx);
+	if (bpf_core_field_exists(tctx->task))
+		return (__u64)BPF_CORE_READ(tctx, task, mm);
+	return 0;
+}
+
+#endif /* FSAIO_CORE_FIXES_BPF_H */

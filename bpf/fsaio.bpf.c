@@ -1,0 +1,989 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fsaio: CO-RE tracer for asynchronous buffered file I/O.
+ *
+ * Thin SEC() wrappers around inline handlers; one ring buffer of fixed-size
+ * struct fsaio_record (bpf/fsaio.h).  Which programs load is decided in user
+ * space before load (harness/tracer.c, bpf_program__set_autoload): every
+ * optional program (io_uring tracepoints, fentry/fexit, tp_btf) is probed
+ * first, so the object loads on kernels without io_uring, fentry or the
+ * patched kernel's fsaio:* tracepoints.
+ *
+ * Sections:
+ *   1. maps, configuration, record helpers, filtering
+ *   2. process tracking (fork/exit)
+ *   3. libaio syscalls (io_submit, io_getevents, io_pgetevents)
+ *   4. io_uring tracepoints and io_uring_enter
+ *   5. D-state sleeps (sched_switch + kernel stack)
+ *   6. workqueue (watched functions only)
+ *   7. fentry/fexit: retry armed, wake, resume, libaio kernel completion
+ *   8. patched kernel fsaio:* tracepoints (placeholder)
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "fsaio.h"
+#include "core_fixes.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* ===================== 1. maps, configuration, helpers ==================== */
+
+#define MAX_SUBMIT_BATCH	4096	/* io_submit iocbs / io_getevents events per call */
+#define MAX_TRACKED_TGIDS	8192
+#define MAX_THREADS		16384
+
+/* Set by the harness before load. */
+const volatile bool trace_all = false;
+const volatile char targ_comm[FSAIO_COMM_LEN] = {};
+/* Address of fs/aio.c aio_complete_rw (from /proc/kallsyms), 0 if unknown:
+ * tells a libaio kiocb from an io_uring one in the retry probe. */
+const volatile __u64 aio_complete_rw_addr = 0;
+/* Wake the ring buffer consumer when this much data is waiting (0: always). */
+const volatile __u64 wakeup_bytes = 0;
+
+/* Global record sequence; taken after a successful reserve. */
+__u64 fsaio_seq = 0;
+/* Number of entries in watched_work_funcs: 0 keeps the workqueue hot path
+ * to one load and a branch.  Written by the harness through the skeleton. */
+volatile __u32 nr_watched_work_funcs = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);	/* resized by the harness */
+} events SEC(".maps");
+
+/* bpf_ringbuf_reserve failures (lost records), per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+/* tgids traced when !trace_all: filled by the harness (tracer_track_pid),
+ * by fork of a tracked process, and by a targ_comm match. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_TRACKED_TGIDS);
+	__type(key, __u32);
+	__type(value, __u8);
+} tracked_tgids SEC(".maps");
+
+/* Rings of traced processes, for events that run in another task's or in
+ * interrupt context (completions, wakes): the kernel struct io_ring_ctx
+ * pointer (io_uring) or the user aio_context_t (libaio; user and kernel
+ * addresses never collide).  Only used when !trace_all. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u8);
+} tracked_rings SEC(".maps");
+
+/* Work functions whose workqueue_execute_start/end are reported. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u64);
+	__type(value, __u8);
+} watched_work_funcs SEC(".maps");
+
+/* Per-thread syscall state.  Kept across calls (the libaio batch counter)
+ * and deleted when the thread exits. */
+struct sys_state {
+	__u64 ts;		/* syscall entry, 0: not in a traced syscall */
+	__u64 ptr;		/* io_getevents: user struct io_event array */
+	__u64 nr;		/* io_submit nr / io_uring_enter to_submit */
+	__u32 batch;		/* io_submit calls so far (the batch id) */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct sys_state);
+} sys_states SEC(".maps");
+
+/* A task in D state: what it looked like when it was switched out. */
+struct sleep_state {
+	__u64 ts;
+	__s64 sysnr;
+	__u32 pid;
+	__u32 tgid;
+	__u32 nr_stack;
+	__u8 ctx;
+	__u8 engine;
+	__u16 pad;
+	__u64 stack[FSAIO_STACK_DEPTH];
+	char comm[FSAIO_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct sleep_state);
+} sleeping SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sleep_state);
+} sleep_scratch SEC(".maps");
+
+/* io_uring requests with an armed async buffered-read wait (fentry tier):
+ * RETRY seen, waiting for WAKE and RESUME. */
+enum { ARMED = 1, WOKEN = 2 };
+
+struct armed_state {
+	__u64 mm;		/* submitter's mm, for RESUME arg1 */
+	__u32 state;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct armed_state);
+} armed SEC(".maps");
+
+static __always_inline void count_lost(void)
+{
+	__u32 zero = 0;
+	__u64 *c = bpf_map_lookup_elem(&lost, &zero);
+
+	if (c)
+		*c += 1;
+}
+
+/* Reserve and fully initialise a record for the current task. */
+static __always_inline struct fsaio_record *rec_reserve(__u16 type, __u8 engine)
+{
+	struct fsaio_record *r;
+	__u64 id;
+
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		count_lost();
+		return NULL;
+	}
+	__builtin_memset(r, 0, sizeof(*r));
+	id = bpf_get_current_pid_tgid();
+	r->version = FSAIO_RECORD_VERSION;
+	r->type = type;
+	r->cpu = bpf_get_smp_processor_id();
+	r->ts_ns = bpf_ktime_get_ns();
+	r->seq = __sync_fetch_and_add(&fsaio_seq, 1) + 1;
+	r->pid = (__u32)id;
+	r->tgid = id >> 32;
+	r->engine = engine;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	return r;
+}
+
+/*
+ * Wake the consumer only once a batch has accumulated: one wakeup per
+ * record costs an irq_work and a context switch each, which at several
+ * hundred thousand records a second slows the traced workload several
+ * times.  The harness polls with a timeout and consumes on timeout, so
+ * low-rate records are delivered within one poll period.
+ */
+static __always_inline void rec_submit(struct fsaio_record *r)
+{
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(r, flags);
+}
+
+static __always_inline bool comm_is_target(const char *comm)
+{
+	int i;
+
+#pragma unroll
+	for (i = 0; i < FSAIO_COMM_LEN; i++) {
+		if (comm[i] != targ_comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+static __always_inline bool tgid_tracked(__u32 tgid)
+{
+	return bpf_map_lookup_elem(&tracked_tgids, &tgid) != NULL;
+}
+
+/* Is the current task traced?  A comm match tracks its whole tgid, so the
+ * process's io-wq workers (iou-wrk-*) are traced as well. */
+static __always_inline bool trace_current(void)
+{
+	__u32 tgid;
+	char comm[FSAIO_COMM_LEN];
+	__u8 one = 1;
+
+	if (trace_all)
+		return true;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	if (tgid_tracked(tgid))
+		return true;
+	if (!targ_comm[0])
+		return false;
+	bpf_get_current_comm(comm, sizeof(comm));
+	if (!comm_is_target(comm))
+		return false;
+	bpf_map_update_elem(&tracked_tgids, &tgid, &one, BPF_ANY);
+	return true;
+}
+
+static __always_inline void ring_track(__u64 key)
+{
+	__u8 one = 1;
+
+	if (trace_all || !key)
+		return;
+	if (!bpf_map_lookup_elem(&tracked_rings, &key))
+		bpf_map_update_elem(&tracked_rings, &key, &one, BPF_ANY);
+}
+
+static __always_inline bool ring_tracked(__u64 key)
+{
+	return key && bpf_map_lookup_elem(&tracked_rings, &key) != NULL;
+}
+
+static __always_inline __u32 current_tid(void)
+{
+	return (__u32)bpf_get_current_pid_tgid();
+}
+
+/* ========================= 2. process tracking ============================ */
+
+/* raw_tp: (struct task_struct *parent, struct task_struct *child) */
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(fsaio_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid, ctgid, cpid;
+	__u8 one = 1;
+
+	if (trace_all)
+		return 0;
+	ptgid = BPF_CORE_READ(parent, tgid);
+	ctgid = BPF_CORE_READ(child, tgid);
+	cpid = BPF_CORE_READ(child, pid);
+	/* threads share the tgid already */
+	if (cpid != ctgid || ptgid == ctgid || !tgid_tracked(ptgid))
+		return 0;
+	bpf_map_update_elem(&tracked_tgids, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+/* raw_tp: (struct task_struct *p[, bool group_dead (6.16+)]); p == current,
+ * p->exit_code already set by do_exit(). */
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(fsaio_exit, struct task_struct *p)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id, tgid = id >> 32;
+	struct fsaio_record *r;
+	bool traced;
+	int live;
+
+	bpf_map_delete_elem(&sys_states, &tid);
+	traced = trace_current();
+	if (!traced)
+		return 0;
+	if (tid == tgid) {
+		r = rec_reserve(FSAIO_EV_PROC_EXIT, FSAIO_ENGINE_NONE);
+		if (r) {
+			/* wait(2) status: exit code << 8 | signal */
+			r->res = BPF_CORE_READ(p, exit_code);
+			rec_submit(r);
+		}
+	}
+	/* signal->live was decremented before the tracepoint */
+	live = BPF_CORE_READ(p, signal, live.counter);
+	if (live == 0 && !trace_all)
+		bpf_map_delete_elem(&tracked_tgids, &tgid);
+	return 0;
+}
+
+/* ========================== 3. libaio syscalls ============================ */
+
+struct submit_loop {
+	__u64 iocbpp;		/* user struct iocb ** */
+	__u32 batch;
+};
+
+static long submit_one(__u32 i, void *data)
+{
+	struct submit_loop *l = data;
+	struct fsaio_record *r;
+	struct iocb cb;
+	__u64 uptr = 0;
+
+	if (bpf_probe_read_user(&uptr, sizeof(uptr),
+				(void *)(l->iocbpp + (__u64)i * sizeof(__u64))))
+		return 1;
+	if (bpf_probe_read_user(&cb, sizeof(cb), (void *)uptr))
+		return 1;	/* the kernel fails this one with -EFAULT too */
+	r = rec_reserve(FSAIO_EV_SUBMIT, FSAIO_ENGINE_LIBAIO);
+	if (!r)
+		return 0;
+	r->req = uptr;
+	r->user_data = cb.aio_data;
+	r->arg0 = (__u64)cb.aio_offset;
+	r->arg1 = cb.aio_nbytes;
+	r->arg2 = (__u64)cb.aio_lio_opcode | (__u64)(cb.aio_fildes & 0xffff) << 16 |
+		  (__u64)i << 32;
+	r->res = l->batch;
+	rec_submit(r);
+	return 0;
+}
+
+static __always_inline struct sys_state *sys_state_get(__u32 tid)
+{
+	struct sys_state *s = bpf_map_lookup_elem(&sys_states, &tid);
+	struct sys_state zero = {};
+
+	if (s)
+		return s;
+	bpf_map_update_elem(&sys_states, &tid, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&sys_states, &tid);
+}
+
+/* io_submit(aio_context_t ctx_id, long nr, struct iocb **iocbpp) */
+static __always_inline int handle_io_submit_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	struct submit_loop l;
+	struct sys_state *s;
+	__u64 nr;
+
+	if (!trace_current())
+		return 0;
+	s = sys_state_get(current_tid());
+	if (!s)
+		return 0;
+	s->batch++;
+	nr = ctx->args[1];
+	s->nr = nr;
+	s->ts = bpf_ktime_get_ns();
+	ring_track(ctx->args[0]);
+	l.iocbpp = ctx->args[2];
+	l.batch = s->batch;
+	if ((long)nr <= 0)
+		return 0;
+	if (nr > MAX_SUBMIT_BATCH)
+		nr = MAX_SUBMIT_BATCH;
+	bpf_loop(nr, submit_one, &l, 0);
+	return 0;
+}
+
+static __always_inline int handle_io_submit_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tid = current_tid();
+	struct sys_state *s = bpf_map_lookup_elem(&sys_states, &tid);
+	struct fsaio_record *r;
+	__u64 ts;
+
+	if (!s || !s->ts)
+		return 0;
+	ts = s->ts;
+	s->ts = 0;
+	r = rec_reserve(FSAIO_EV_SUBMIT_DONE, FSAIO_ENGINE_LIBAIO);
+	if (!r)
+		return 0;
+	r->res = ctx->ret;
+	r->arg0 = s->nr;
+	r->arg1 = r->ts_ns - ts;
+	r->arg2 = s->batch;
+	rec_submit(r);
+	return 0;
+}
+
+/* io_getevents(ctx_id, min_nr, nr, struct io_event *events, timeout) and
+ * io_pgetevents(..., events, timeout, usig): events is args[3] in both. */
+static __always_inline int handle_getevents_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	struct sys_state *s;
+
+	if (!trace_current())
+		return 0;
+	s = sys_state_get(current_tid());
+	if (!s)
+		return 0;
+	s->ptr = ctx->args[3];
+	s->ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+static long reap_one(__u32 i, void *data)
+{
+	__u64 events = *(__u64 *)data;
+	struct fsaio_record *r;
+	struct io_event ev;
+
+	if (bpf_probe_read_user(&ev, sizeof(ev),
+				(void *)(events + (__u64)i * sizeof(ev))))
+		return 1;
+	r = rec_reserve(FSAIO_EV_REAP, FSAIO_ENGINE_LIBAIO);
+	if (!r)
+		return 0;
+	r->req = ev.obj;
+	r->user_data = ev.data;
+	r->res = (__s32)ev.res;
+	r->arg0 = i;
+	rec_submit(r);
+	return 0;
+}
+
+static __always_inline int handle_getevents_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tid = current_tid();
+	struct sys_state *s = bpf_map_lookup_elem(&sys_states, &tid);
+	__u64 events;
+	long ret;
+
+	if (!s || !s->ts)
+		return 0;
+	s->ts = 0;
+	events = s->ptr;
+	ret = ctx->ret;
+	if (ret <= 0)
+		return 0;
+	if (ret > MAX_SUBMIT_BATCH)
+		ret = MAX_SUBMIT_BATCH;
+	bpf_loop(ret, reap_one, &events, 0);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_io_submit")
+int fsaio_io_submit_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	return handle_io_submit_enter(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_exit_io_submit")
+int fsaio_io_submit_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	return handle_io_submit_exit(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_enter_io_getevents")
+int fsaio_io_getevents_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	return handle_getevents_enter(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_exit_io_getevents")
+int fsaio_io_getevents_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	return handle_getevents_exit(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_enter_io_pgetevents")
+int fsaio_io_pgetevents_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	return handle_getevents_enter(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_exit_io_pgetevents")
+int fsaio_io_pgetevents_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	return handle_getevents_exit(ctx);
+}
+
+/* =========================== 4. io_uring ================================== */
+
+/* Events in the submitter's context (submit, punt, task_work) are filtered
+ * by the current task; completions may run in interrupt or another task's
+ * context and are filtered by the ring. */
+static __always_inline bool trace_ring_event(__u64 ring)
+{
+	if (trace_all)
+		return true;
+	return ring_tracked(ring) || trace_current();
+}
+
+SEC("tracepoint/io_uring/io_uring_submit_req")
+int fsaio_uring_submit_req(struct trace_event_raw_io_uring_submit_req *ctx)
+{
+	struct fsaio_record *r;
+
+	if (!trace_current())
+		return 0;
+	ring_track((__u64)ctx->ctx);
+	r = rec_reserve(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING);
+	if (!r)
+		return 0;
+	r->req = (__u64)ctx->req;
+	r->user_data = ctx->user_data;
+	r->arg0 = ctx->opcode;
+	r->arg1 = ctx->flags;
+	rec_submit(r);
+	return 0;
+}
+
+SEC("tracepoint/io_uring/io_uring_queue_async_work")
+int fsaio_uring_queue_async_work(struct trace_event_raw_io_uring_queue_async_work *ctx)
+{
+	struct fsaio_record *r;
+
+	if (!trace_ring_event((__u64)ctx->ctx))
+		return 0;
+	r = rec_reserve(FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING);
+	if (!r)
+		return 0;
+	r->req = (__u64)ctx->req;
+	r->user_data = ctx->user_data;
+	r->arg0 = ctx->opcode;
+	r->arg1 = ctx->flags;
+	r->arg2 = ctx->rw;	/* 1: hashed (serialized) work */
+	rec_submit(r);
+	return 0;
+}
+
+SEC("tracepoint/io_uring/io_uring_complete")
+int fsaio_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
+{
+	struct fsaio_record *r;
+
+	if (!trace_ring_event((__u64)ctx->ctx))
+		return 0;
+	r = rec_reserve(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING);
+	if (!r)
+		return 0;
+	r->req = (__u64)ctx->req;	/* may be 0 */
+	r->user_data = ctx->user_data;
+	r->res = ctx->res;
+	r->arg0 = ctx->cflags;
+	rec_submit(r);
+	return 0;
+}
+
+SEC("tracepoint/io_uring/io_uring_task_work_run")
+int fsaio_uring_task_work_run(struct trace_event_raw_io_uring_task_work_run *ctx)
+{
+	struct fsaio_record *r;
+
+	if (!trace_current())
+		return 0;
+	r = rec_reserve(FSAIO_EV_TASK_WORK, FSAIO_ENGINE_IO_URING);
+	if (!r)
+		return 0;
+	r->arg0 = ctx->count;
+	rec_submit(r);
+	return 0;
+}
+
+SEC("tracepoint/io_uring/io_uring_local_work_run")
+int fsaio_uring_local_work_run(struct trace_event_raw_io_uring_local_work_run *ctx)
+{
+	struct fsaio_record *r;
+
+	if (!trace_current())
+		return 0;
+	r = rec_reserve(FSAIO_EV_TASK_WORK, FSAIO_ENGINE_IO_URING);
+	if (!r)
+		return 0;
+	r->arg0 = ctx->count;
+	r->arg1 = 1;	/* DEFER_TASKRUN ring-local work */
+	rec_submit(r);
+	return 0;
+}
+
+/* io_uring_enter(fd, to_submit, min_complete, flags, argp, argsz).  Only
+ * calls that submit (to_submit > 0) produce SUBMIT_DONE; pure waits don't. */
+SEC("tracepoint/syscalls/sys_enter_io_uring_enter")
+int fsaio_io_uring_enter_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	struct sys_state *s;
+	__u64 to_submit;
+
+	to_submit = (__u32)ctx->args[1];
+	if (!to_submit || !trace_current())
+		return 0;
+	s = sys_state_get(current_tid());
+	if (!s)
+		return 0;
+	s->nr = to_submit;
+	s->ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_io_uring_enter")
+int fsaio_io_uring_enter_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tid = current_tid();
+	struct sys_state *s = bpf_map_lookup_elem(&sys_states, &tid);
+	struct fsaio_record *r;
+	__u64 ts;
+
+	if (!s || !s->ts)
+		return 0;
+	ts = s->ts;
+	s->ts = 0;
+	r = rec_reserve(FSAIO_EV_SUBMIT_DONE, FSAIO_ENGINE_IO_URING);
+	if (!r)
+		return 0;
+	r->res = ctx->ret;
+	r->arg0 = s->nr;
+	r->arg1 = r->ts_ns - ts;
+	rec_submit(r);
+	return 0;
+}
+
+/* ============================ 5. D-state sleeps =========================== */
+
+static __always_inline __u8 sleep_context(struct task_struct *task, long sysnr)
+{
+	__u32 flags = BPF_CORE_READ(task, flags);
+
+	if (flags & FSAIO_PF_IO_WORKER)
+		return FSAIO_CTX_IO_WQ_WORKER;
+	if (flags & FSAIO_PF_WQ_WORKER)
+		return FSAIO_CTX_KWORKER;
+	switch (sysnr) {
+	case FSAIO_NR_io_submit:
+		return FSAIO_CTX_SUBMIT_LIBAIO;
+	case FSAIO_NR_io_uring_enter:
+		return FSAIO_CTX_SUBMIT_IO_URING;
+	case FSAIO_NR_read:
+	case FSAIO_NR_pread64:
+	case FSAIO_NR_readv:
+	case FSAIO_NR_preadv:
+	case FSAIO_NR_preadv2:
+		return FSAIO_CTX_SYNC_READ;
+	case FSAIO_NR_write:
+	case FSAIO_NR_pwrite64:
+	case FSAIO_NR_writev:
+	case FSAIO_NR_pwritev:
+	case FSAIO_NR_pwritev2:
+		return FSAIO_CTX_SYNC_WRITE;
+	case FSAIO_NR_io_getevents:
+	case FSAIO_NR_io_pgetevents:
+		return FSAIO_CTX_REAP;
+	}
+	return FSAIO_CTX_OTHER;
+}
+
+static __always_inline __u8 context_engine(__u8 ctx)
+{
+	switch (ctx) {
+	case FSAIO_CTX_SUBMIT_LIBAIO:
+	case FSAIO_CTX_REAP:
+		return FSAIO_ENGINE_LIBAIO;
+	case FSAIO_CTX_SUBMIT_IO_URING:
+	case FSAIO_CTX_IO_WQ_WORKER:
+		return FSAIO_ENGINE_IO_URING;
+	}
+	return FSAIO_ENGINE_NONE;
+}
+
+/* next switched in: end of its sleep, if we saw it go to sleep. */
+static __always_inline void sleep_end(__u32 pid)
+{
+	struct sleep_state *s;
+	struct fsaio_record *r;
+
+	if (!pid)
+		return;
+	s = bpf_map_lookup_elem(&sleeping, &pid);
+	if (!s)
+		return;
+	r = rec_reserve(FSAIO_EV_SLEEP, s->engine);
+	if (r) {
+		/* the record describes the sleeper, not the task switching out */
+		r->pid = s->pid;
+		r->tgid = s->tgid;
+		__builtin_memcpy(r->comm, s->comm, sizeof(r->comm));
+		r->ctx = s->ctx;
+		r->site = FSAIO_SITE_UNKNOWN;	/* classified in user space */
+		r->arg0 = r->ts_ns - s->ts;
+		r->arg1 = (__u64)s->sysnr;
+		r->nr_stack = s->nr_stack;
+		__builtin_memcpy(r->stack, s->stack, sizeof(r->stack));
+		rec_submit(r);
+	}
+	bpf_map_delete_elem(&sleeping, &pid);
+}
+
+/* prev (== current) goes to sleep. */
+static __always_inline void sleep_begin(void *ctx, bool preempt, __u32 prev_state)
+{
+	struct task_struct *task;
+	struct sleep_state *s;
+	__u32 zero = 0;
+	__u64 id;
+	long n;
+
+	if (preempt || !(prev_state & FSAIO_TASK_UNINTERRUPTIBLE) ||
+	    (prev_state & FSAIO_TASK_NOLOAD))
+		return;
+	if (!trace_current())
+		return;
+	s = bpf_map_lookup_elem(&sleep_scratch, &zero);
+	if (!s)
+		return;
+	task = bpf_get_current_task_btf();
+	id = bpf_get_current_pid_tgid();
+	s->ts = bpf_ktime_get_ns();
+	s->pid = (__u32)id;
+	s->tgid = id >> 32;
+	s->sysnr = fsaio_task_syscall_nr(task);
+	s->ctx = sleep_context(task, s->sysnr);
+	s->engine = context_engine(s->ctx);
+	bpf_get_current_comm(s->comm, sizeof(s->comm));
+	n = bpf_get_stack(ctx, s->stack, sizeof(s->stack), 0);
+	s->nr_stack = n > 0 ? n / sizeof(__u64) : 0;
+	bpf_map_update_elem(&sleeping, &s->pid, s, BPF_ANY);
+}
+
+/* tp_btf (preferred): typed arguments, prev_state passed since 5.18. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(fsaio_sched_switch_btf, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	sleep_end(next->pid);
+	sleep_begin(ctx, preempt, prev_state);
+	return 0;
+}
+
+/* raw_tp fallback (kernels where tp_btf does not load): reads the state
+ * from the task (see core_fixes.bpf.h). */
+SEC("raw_tp/sched_switch")
+int BPF_PROG(fsaio_sched_switch_raw, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	__u32 prev_state;
+
+	sleep_end(BPF_CORE_READ(next, pid));
+	/* The prev_state argument exists since 5.18, but a raw_tp program
+	 * cannot safely read a 4th argument a kernel may not pass. */
+	prev_state = fsaio_task_state(prev);
+	sleep_begin(ctx, preempt, prev_state);
+	return 0;
+}
+
+/* ============================ 6. workqueue ================================ */
+
+static __always_inline int handle_work(__u64 work, __u64 func, __u64 end)
+{
+	struct fsaio_record *r;
+
+	if (!nr_watched_work_funcs)
+		return 0;
+	if (!bpf_map_lookup_elem(&watched_work_funcs, &func))
+		return 0;
+	r = rec_reserve(FSAIO_EV_WORKQUEUE, FSAIO_ENGINE_NONE);
+	if (!r)
+		return 0;
+	r->req = work;
+	r->arg0 = func;
+	r->arg1 = end;
+	rec_submit(r);
+	return 0;
+}
+
+SEC("tracepoint/workqueue/workqueue_execute_start")
+int fsaio_work_start(struct trace_event_raw_workqueue_execute_start *ctx)
+{
+	return handle_work((__u64)ctx->work,
+			   (__u64)ctx->function, 0);
+}
+
+SEC("tracepoint/workqueue/workqueue_execute_end")
+int fsaio_work_end(struct trace_event_raw_workqueue_execute_end *ctx)
+{
+	return handle_work((__u64)ctx->work,
+			   (__u64)ctx->function, 1);
+}
+
+/* ======================= 7. fentry/fexit (optional) =======================
+ * Autoload is off unless tracer.c's probe loaded and attached a trivial
+ * program of the same kind on the same function.  The host (6.18) refuses
+ * fentry/fexit with EPERM; the 6.12 guests allow them on functions ftrace
+ * lists in available_filter_functions.
+ */
+
+static __always_inline bool kiocb_is_aio(struct kiocb *iocb)
+{
+	__u64 complete = (__u64)BPF_CORE_READ(iocb, ki_complete);
+
+	if (!complete)
+		return false;
+	if (aio_complete_rw_addr)
+		return complete == aio_complete_rw_addr;
+	/* symbol unknown: decide by the syscall the task is in */
+	return fsaio_task_syscall_nr(bpf_get_current_task_btf()) == FSAIO_NR_io_submit;
+}
+
+static __always_inline struct aio_kiocb *kiocb_to_aio(struct kiocb *iocb)
+{
+	return (void *)iocb - bpf_core_field_offset(struct aio_kiocb, rw);
+}
+
+static __always_inline __u64 current_mm(void)
+{
+	return (__u64)BPF_CORE_READ(bpf_get_current_task_btf(), mm);
+}
+
+static __always_inline void emit_retry(__u8 engine, __u64 req, __u64 user_data,
+				       int ret, __u8 flags)
+{
+	struct fsaio_record *r = rec_reserve(FSAIO_EV_RETRY, engine);
+
+	if (!r)
+		return;
+	r->req = req;
+	r->user_data = user_data;
+	r->site = FSAIO_SITE_FOLIO_BIT;	/* folio lock / uptodate wait */
+	r->res = ret;
+	r->flags = flags;
+	rec_submit(r);
+}
+
+/* filemap_get_pages() returned -EIOCBQUEUED: __folio_lock_async() armed the
+ * kiocb's wait_page_queue (IOCB_WAITQ); the read will be retried on wake. */
+SEC("fexit/filemap_get_pages")
+int BPF_PROG(fsaio_fexit_get_pages, struct kiocb *iocb)
+{
+	struct armed_state a = {};
+	__u64 ret = 0, req, user_data;
+	__u8 engine;
+
+	bpf_get_func_ret(ctx, &ret);
+	if ((int)ret != -FSAIO_EIOCBQUEUED && (int)ret != -FSAIO_EIOCBRETRY)
+		return 0;
+	if (kiocb_is_aio(iocb)) {
+		engine = FSAIO_ENGINE_LIBAIO;
+		fsaio_aio_ids(kiocb_to_aio(iocb), &req, &user_data);
+	} else {
+		if (!BPF_CORE_READ(iocb, ki_complete))
+			return 0;
+		engine = FSAIO_ENGINE_IO_URING;
+		req = (__u64)iocb;	/* kiocb at offset 0 of io_kiocb */
+		user_data = BPF_CORE_READ((struct io_kiocb *)iocb, cqe.user_data);
+	}
+	if (!trace_current())
+		return 0;
+	a.mm = current_mm();
+	a.state = ARMED;
+	/* a wake that beat us here already reported the retry */
+	if (bpf_map_update_elem(&armed, &req, &a, BPF_NOEXIST))
+		return 0;
+	emit_retry(engine, req, user_data, (int)ret, 0);
+	return 0;
+}
+
+/* io_async_buf_func(wait, mode, sync, key): the wake callback of an armed
+ * io_uring buffered read.  Reported only when wake_page_match() holds, i.e.
+ * the callback will queue the retry; the entry is the wait member of a
+ * struct wait_page_queue (io_async_rw.wpq) whose wait.private is the req. */
+SEC("fentry/io_async_buf_func")
+int BPF_PROG(fsaio_fentry_async_buf, struct wait_queue_entry *wait,
+	     unsigned int mode, int sync, void *arg)
+{
+	struct wait_page_queue *wpq;
+	struct wait_page_key *key = arg;
+	struct armed_state *a, na = {};
+	struct fsaio_record *r;
+	struct io_kiocb *req;
+	__u64 reqp, user_data;
+
+	wpq = (void *)wait - bpf_core_field_offset(struct wait_page_queue, wait);
+	if (BPF_CORE_READ(wpq, folio) != BPF_CORE_READ(key, folio) ||
+	    BPF_CORE_READ(wpq, bit_nr) != BPF_CORE_READ(key, bit_nr))
+		return 0;
+	req = BPF_CORE_READ(wait, private);
+	reqp = (__u64)req;
+	user_data = BPF_CORE_READ(req, cqe.user_data);
+	a = bpf_map_lookup_elem(&armed, &reqp);
+	if (a) {
+		a->state = WOKEN;
+	} else {
+		/* woken before fexit(filemap_get_pages) reported the arming
+		 * (the I/O finished on another CPU): report the retry now */
+		if (!trace_all && !ring_tracked((__u64)BPF_CORE_READ(req, ctx)))
+			return 0;
+		na.state = WOKEN;
+		na.mm = fsaio_req_mm(req);
+		if (bpf_map_update_elem(&armed, &reqp, &na, BPF_NOEXIST))
+			return 0;
+		emit_retry(FSAIO_ENGINE_IO_URING, reqp, user_data,
+			   -FSAIO_EIOCBQUEUED, FSAIO_F_INFERRED);
+	}
+	r = rec_reserve(FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING);
+	if (!r)
+		return 0;
+	r->req = reqp;
+	r->user_data = user_data;
+	r->site = FSAIO_SITE_FOLIO_BIT;
+	r->arg0 = BPF_CORE_READ(wpq, bit_nr);
+	rec_submit(r);
+	return 0;
+}
+
+/* The woken request re-enters the read path (task_work ->
+ * io_req_task_submit -> io_issue_sqe -> io_read). */
+SEC("fentry/io_read")
+int BPF_PROG(fsaio_fentry_io_read, struct io_kiocb *req)
+{
+	__u64 reqp = (__u64)req;
+	struct armed_state *a = bpf_map_lookup_elem(&armed, &reqp);
+	struct fsaio_record *r;
+	__u64 mm;
+
+	if (!a || a->state != WOKEN)
+		return 0;
+	mm = a->mm;
+	bpf_map_delete_elem(&armed, &reqp);
+	r = rec_reserve(FSAIO_EV_RESUME, FSAIO_ENGINE_IO_URING);
+	if (!r)
+		return 0;
+	r->req = reqp;
+	r->user_data = BPF_CORE_READ(req, cqe.user_data);
+	r->arg0 = r->pid;
+	r->arg1 = mm && mm == current_mm();
+	rec_submit(r);
+	return 0;
+}
+
+/* aio_complete_rw(kiocb, res): kernel-side completion of a libaio read or
+ * write; may run in interrupt context (filtered by the aio context). */
+SEC("fentry/aio_complete_rw")
+int BPF_PROG(fsaio_fentry_aio_complete, struct kiocb *kiocb, long res)
+{
+	struct aio_kiocb *a = kiocb_to_aio(kiocb);
+	struct fsaio_record *r;
+	__u64 req, user_data;
+
+	if (!trace_all && !ring_tracked(BPF_CORE_READ(a, ki_ctx, user_id)) &&
+	    !trace_current())
+		return 0;
+	fsaio_aio_ids(a, &req, &user_data);
+	r = rec_reserve(FSAIO_EV_COMPLETE, FSAIO_ENGINE_LIBAIO);
+	if (!r)
+		return 0;
+	r->req = req;
+	r->user_data = user_data;
+	r->res = (__s32)res;
+	rec_submit(r);
+	return 0;
+}
+
+/* ============ 8. patched kernel: fsaio:* tracepoints (placeholder) =========
+ * PLACEHOLDER: the fsaio:* tracepoints of patches/linux-6.12 are not defined
+ * yet (separate issue).  When they are, add one tracepoint/fsaio/<name>
+ * program per event here (submit, wait_bit, retry, wake, resume, complete),
+ * reading a trace_event_raw_fsaio_* struct declared locally with
+ * preserve_access_index (the pinned vmlinux.h is from a stock kernel), and
+ * list them in tracer.c's fsaio_tp[] so they are autoloaded only when
+ * /sys/kernel/tracing/events/fsaio/ exists (FEAT_FSAIO_TP).
+ */

@@ -1,0 +1,746 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The live tracer: probe what the kernel allows, open the skeleton, choose
+ * programs (bpf_program__set_autoload), load, attach one by one, and deliver
+ * ring buffer records in sequence order, decoded and with SLEEP stacks
+ * classified by wait site.  The only file that knows libbpf.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "fsaio.skel.h"
+#include "tracer.h"
+#include "decode.h"
+#include "waitsite.h"
+#include "ksyms.h"
+
+#define DEFAULT_RINGBUF		(8u << 20)
+#define MAX_LINKS		32
+/* BPF wakes the consumer when 1/WAKEUP_FRACTION of the ring buffer is
+ * filled; below that, records wait for the poll timeout (see rec_submit). */
+#define WAKEUP_FRACTION		16
+/* How long a record waits for a lower sequence number still being written
+ * by another CPU (reserve order and sequence order may differ). */
+#define REORDER_WAIT_NS		(20 * 1000 * 1000ull)
+
+/* An optional program and what decides whether it is loaded. */
+enum prog_kind {
+	PK_REQUIRED,		/* raw_tp: loads wherever BPF tracing does */
+	PK_TP,			/* tracepoint: needs tracefs events/<cat>/<name> */
+	PK_SWITCH_BTF,		/* tp_btf/sched_switch */
+	PK_SWITCH_RAW,		/* raw_tp/sched_switch fallback */
+	PK_FENTRY,		/* fentry/fexit: needs the probe to load+attach */
+};
+
+struct prog_desc {
+	const char *prog;	/* program (function) name in the object */
+	enum prog_kind kind;
+	const char *cat, *name;	/* PK_TP: tracepoint; PK_FENTRY: name = function */
+	uint32_t feat;		/* feature bit it contributes to */
+	bool fexit;
+};
+
+static const struct prog_desc progs[] = {
+	{ "fsaio_fork", PK_REQUIRED },
+	{ "fsaio_exit", PK_REQUIRED },
+	{ "fsaio_sched_switch_btf", PK_SWITCH_BTF, NULL, NULL, FEAT_STACK },
+	{ "fsaio_sched_switch_raw", PK_SWITCH_RAW, NULL, NULL, FEAT_STACK },
+	{ "fsaio_io_submit_enter", PK_TP, "syscalls", "sys_enter_io_submit", FEAT_SYSCALL_TP },
+	{ "fsaio_io_submit_exit", PK_TP, "syscalls", "sys_exit_io_submit", FEAT_SYSCALL_TP },
+	{ "fsaio_io_getevents_enter", PK_TP, "syscalls", "sys_enter_io_getevents", FEAT_SYSCALL_TP },
+	{ "fsaio_io_getevents_exit", PK_TP, "syscalls", "sys_exit_io_getevents", FEAT_SYSCALL_TP },
+	{ "fsaio_io_pgetevents_enter", PK_TP, "syscalls", "sys_enter_io_pgetevents", 0 },
+	{ "fsaio_io_pgetevents_exit", PK_TP, "syscalls", "sys_exit_io_pgetevents", 0 },
+	{ "fsaio_io_uring_enter_enter", PK_TP, "syscalls", "sys_enter_io_uring_enter", 0 },
+	{ "fsaio_io_uring_enter_exit", PK_TP, "syscalls", "sys_exit_io_uring_enter", 0 },
+	{ "fsaio_uring_submit_req", PK_TP, "io_uring", "io_uring_submit_req", FEAT_IO_URING_TP },
+	{ "fsaio_uring_queue_async_work", PK_TP, "io_uring", "io_uring_queue_async_work", 0 },
+	{ "fsaio_uring_complete", PK_TP, "io_uring", "io_uring_complete", FEAT_IO_URING_TP },
+	{ "fsaio_uring_task_work_run", PK_TP, "io_uring", "io_uring_task_work_run", 0 },
+	{ "fsaio_uring_local_work_run", PK_TP, "io_uring", "io_uring_local_work_run", 0 },
+	{ "fsaio_work_start", PK_TP, "workqueue", "workqueue_execute_start", FEAT_WORKQUEUE_TP },
+	{ "fsaio_work_end", PK_TP, "workqueue", "workqueue_execute_end", FEAT_WORKQUEUE_TP },
+	{ "fsaio_fexit_get_pages", PK_FENTRY, NULL, "filemap_get_pages", FEAT_FEXIT_GET_PAGES, true },
+	{ "fsaio_fentry_async_buf", PK_FENTRY, NULL, "io_async_buf_func", FEAT_FENTRY_ASYNC_BUF },
+	/* the resume half of the wake/resume pair: FEAT_FENTRY_ASYNC_BUF needs both */
+	{ "fsaio_fentry_io_read", PK_FENTRY, NULL, "io_read", FEAT_FENTRY_ASYNC_BUF },
+	{ "fsaio_fentry_aio_complete", PK_FENTRY, NULL, "aio_complete_rw", FEAT_FENTRY_AIO_COMPLETE },
+};
+#define NR_PROGS (sizeof(progs) / sizeof(progs[0]))
+
+struct tracer {
+	struct tracer_opts opts;
+	struct fsaio_bpf *skel;
+	struct ring_buffer *rb;
+	struct ksyms *ksyms;
+	struct bpf_link *links[MAX_LINKS];
+	int nr_links;
+	uint32_t feat;
+	size_t ringbuf_bytes;
+	const char *tracefs;
+	bool use[NR_PROGS];		/* autoload decision per program */
+	bool attached[NR_PROGS];
+	uint32_t feat_missing;		/* a contributing program failed */
+	char why_tp_btf[96];
+	char why_fentry[96];		/* first fentry/fexit probe failure */
+	char why_prog[NR_PROGS][96];	/* per fentry target */
+	char why_ksyms[128];
+	bool fentry_load_fell_back;
+	bool fsaio_events_present;
+	int ncpus;
+
+	/* in-order delivery */
+	struct fsaio_record *pend;	/* sorted by seq, [pend_head, pend_nr) */
+	size_t pend_head, pend_nr, pend_cap;
+	uint64_t next_seq;
+	uint64_t gap_since;		/* CLOCK_MONOTONIC ns, 0: no gap */
+	uint64_t bad_records;
+	int oom;
+};
+
+static bool libbpf_verbose;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!libbpf_verbose || level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void vlog(const struct tracer *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!t->opts.verbose)
+		return;
+	va_start(ap, fmt);
+	fputs("fsaio: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* ------------------------------ probing --------------------------------- */
+
+static const char *find_tracefs(void)
+{
+	static const char *const dirs[] = { "/sys/kernel/tracing",
+					    "/sys/kernel/debug/tracing" };
+	char path[128];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/events", dirs[i]);
+		if (!access(path, F_OK))
+			return dirs[i];
+	}
+	if (!mount("tracefs", dirs[0], "tracefs", 0, NULL) &&
+	    !access("/sys/kernel/tracing/events", F_OK))
+		return dirs[0];
+	return NULL;
+}
+
+static bool tp_exists(const struct tracer *t, const char *cat, const char *name)
+{
+	char path[256];
+
+	if (!t->tracefs)
+		return false;
+	snprintf(path, sizeof(path), "%s/events/%s/%s", t->tracefs, cat, name);
+	return !access(path, F_OK);
+}
+
+/*
+ * Load a two-instruction BTF-attached program (fentry/fexit on a function,
+ * or tp_btf on a raw tracepoint) and attach it: this tells EPERM (fentry
+ * refused), ENOENT (not in BTF) and EBUSY/EINVAL (not traceable by ftrace)
+ * apart before the real object is loaded.  0 or negative errno.
+ */
+static int probe_btf_attach(const struct btf *vmlinux, const char *name,
+			    enum bpf_attach_type type)
+{
+	struct bpf_insn insns[2] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, lo, .expected_attach_type = type);
+	char tname[128];
+	int id, fd, lfd, err;
+
+	if (type == BPF_TRACE_RAW_TP) {
+		snprintf(tname, sizeof(tname), "btf_trace_%s", name);
+		id = btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF);
+	} else {
+		id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC);
+	}
+	if (id <= 0)
+		return -ENOENT;
+	lo.attach_btf_id = id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "fsaio_probe", "GPL", insns, 2, &lo);
+	if (fd < 0)
+		return -errno;
+	lfd = bpf_raw_tracepoint_open(NULL, fd);
+	err = lfd < 0 ? -errno : 0;
+	if (lfd >= 0)
+		close(lfd);
+	close(fd);
+	return err;
+}
+
+static const char *errname(int err)
+{
+	switch (-err) {
+	case EPERM: return "EPERM";
+	case ENOENT: return "not in kernel BTF";
+	case EBUSY: return "EBUSY, not traceable by ftrace";
+	case EINVAL: return "EINVAL";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case 524: return "ENOTSUPP";
+	default: return strerror(-err);
+	}
+}
+
+static int probe_features(struct tracer *t, char *err, size_t errlen)
+{
+	struct btf *vmlinux;
+	bool fentry_refused = false;
+	size_t i;
+	int ret;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(err, errlen, "kernel BTF missing (/sys/kernel/btf/vmlinux): "
+			 "fsaio needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		return -EOPNOTSUPP;
+	}
+	t->feat |= FEAT_BTF;
+	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) != 1) {
+		snprintf(err, errlen, "BPF ring buffer not supported: fsaio needs Linux 5.8 or later");
+		return -EOPNOTSUPP;
+	}
+	t->feat |= FEAT_RINGBUF;
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		snprintf(err, errlen, "cannot parse kernel BTF /sys/kernel/btf/vmlinux: %s",
+			 strerror(errno));
+		return -EOPNOTSUPP;
+	}
+
+	t->tracefs = find_tracefs();
+	if (!t->tracefs)
+		vlog(t, "tracefs not found and cannot be mounted: tracepoint programs disabled");
+
+	ret = probe_btf_attach(vmlinux, "sched_switch", BPF_TRACE_RAW_TP);
+	if (!ret)
+		t->feat |= FEAT_TP_BTF;
+	else
+		snprintf(t->why_tp_btf, sizeof(t->why_tp_btf), "%s", errname(ret));
+	vlog(t, "tp_btf/sched_switch: %s", ret ? t->why_tp_btf : "loads");
+
+	for (i = 0; i < NR_PROGS; i++) {
+		const struct prog_desc *d = &progs[i];
+
+		switch (d->kind) {
+		case PK_REQUIRED:
+			t->use[i] = true;
+			break;
+		case PK_SWITCH_BTF:
+			t->use[i] = t->feat & FEAT_TP_BTF;
+			break;
+		case PK_SWITCH_RAW:
+			t->use[i] = !(t->feat & FEAT_TP_BTF);
+			break;
+		case PK_TP:
+			t->use[i] = tp_exists(t, d->cat, d->name);
+			if (!t->use[i]) {
+				if (d->feat)
+					t->feat_missing |= d->feat;
+				vlog(t, "tracepoint %s:%s missing", d->cat, d->name);
+			}
+			break;
+		case PK_FENTRY:
+			if (t->opts.no_fentry) {
+				snprintf(t->why_prog[i], sizeof(t->why_prog[i]), "disabled (--no-fentry)");
+				if (!t->why_fentry[0])
+					snprintf(t->why_fentry, sizeof(t->why_fentry), "disabled by option");
+				t->feat_missing |= d->feat;
+				break;
+			}
+			if (fentry_refused) {
+				ret = -EPERM;
+			} else {
+				ret = probe_btf_attach(vmlinux, d->name,
+						       d->fexit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY);
+				if (ret == -EPERM || ret == -EOPNOTSUPP || ret == -524 /* ENOTSUPP */)
+					fentry_refused = true;
+			}
+			if (!ret) {
+				t->use[i] = true;
+				t->feat |= FEAT_FENTRY;
+			} else {
+				snprintf(t->why_prog[i], sizeof(t->why_prog[i]), "%s", errname(ret));
+				if (fentry_refused && !t->why_fentry[0])
+					snprintf(t->why_fentry, sizeof(t->why_fentry), "%s", errname(ret));
+				t->feat_missing |= d->feat;
+			}
+			vlog(t, "%s/%s: %s", d->fexit ? "fexit" : "fentry", d->name,
+			     ret ? t->why_prog[i] : "loads and attaches");
+			break;
+		}
+	}
+	if (fentry_refused)
+		vlog(t, "fentry/fexit refused by this kernel (%s): tracepoints only; "
+		     "retry/wake/resume of io_uring buffered reads and libaio kernel "
+		     "completions are not observed", t->why_fentry);
+	t->fsaio_events_present = tp_exists(t, "fsaio", ".");
+	btf__free(vmlinux);
+	return 0;
+}
+
+/* --------------------------- load and attach ---------------------------- */
+
+static size_t ringbuf_size(size_t want)
+{
+	size_t sz = 4096;
+
+	if (!want)
+		want = DEFAULT_RINGBUF;
+	while (sz < want && sz < (1ul << 30))
+		sz <<= 1;
+	return sz;
+}
+
+static int open_and_load(struct tracer *t, const char *comm, char *err, size_t errlen)
+{
+	struct bpf_object *obj;
+	struct bpf_program *prog;
+	size_t i;
+	int ret;
+
+	t->skel = fsaio_bpf__open();
+	if (!t->skel) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
+		return ret;
+	}
+	obj = t->skel->obj;
+	t->skel->rodata->trace_all = t->opts.all_tasks;
+	if (comm)
+		strncpy((char *)t->skel->rodata->targ_comm, comm,
+			sizeof(t->skel->rodata->targ_comm) - 1);
+	t->skel->rodata->aio_complete_rw_addr = ksyms_addr(t->ksyms, "aio_complete_rw");
+	t->skel->rodata->wakeup_bytes = t->ringbuf_bytes / WAKEUP_FRACTION;
+	ret = bpf_map__set_max_entries(t->skel->maps.events, t->ringbuf_bytes);
+	if (ret) {
+		snprintf(err, errlen, "cannot size the ring buffer to %zu bytes: %s",
+			 t->ringbuf_bytes, strerror(-ret));
+		return ret;
+	}
+	for (i = 0; i < NR_PROGS; i++) {
+		prog = bpf_object__find_program_by_name(obj, progs[i].prog);
+		if (!prog) {
+			snprintf(err, errlen, "BPF object lacks program %s (stale build?)",
+				 progs[i].prog);
+			return -ENOENT;
+		}
+		bpf_program__set_autoload(prog, t->use[i]);
+	}
+	ret = fsaio_bpf__load(t->skel);
+	if (ret)
+		snprintf(err, errlen, "loading the BPF programs failed: %s "
+			 "(run with -v for the verifier log)", strerror(-ret));
+	return ret;
+}
+
+static int attach_all(struct tracer *t, char *err, size_t errlen)
+{
+	struct bpf_program *prog;
+	struct bpf_link *link;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < NR_PROGS; i++) {
+		const struct prog_desc *d = &progs[i];
+
+		if (!t->use[i])
+			continue;
+		prog = bpf_object__find_program_by_name(t->skel->obj, d->prog);
+		link = bpf_program__attach(prog);
+		if (!link) {
+			ret = -errno;
+			if (d->kind == PK_REQUIRED || d->kind == PK_SWITCH_BTF ||
+			    d->kind == PK_SWITCH_RAW) {
+				snprintf(err, errlen, "cannot attach %s: %s", d->prog,
+					 strerror(-ret));
+				return ret;
+			}
+			vlog(t, "attaching %s failed: %s; feature off", d->prog, strerror(-ret));
+			if (d->kind == PK_FENTRY)
+				snprintf(t->why_prog[i], sizeof(t->why_prog[i]),
+					 "attach: %s", errname(ret));
+			t->feat_missing |= d->feat;
+			continue;
+		}
+		if (t->nr_links == MAX_LINKS) {
+			bpf_link__destroy(link);
+			snprintf(err, errlen, "too many BPF links");
+			return -E2BIG;
+		}
+		t->links[t->nr_links++] = link;
+		t->attached[i] = true;
+	}
+	/* a feature is on when every program contributing to it attached */
+	for (i = 0; i < NR_PROGS; i++)
+		if (t->attached[i] && progs[i].feat)
+			t->feat |= progs[i].feat;
+	t->feat &= ~t->feat_missing;
+	/* the fentry/fexit bits describe what attached; FEAT_FENTRY "loads" */
+	return 0;
+}
+
+static int on_sample(void *ctx, void *data, size_t size);
+
+int tracer_open(struct tracer **out, const struct tracer_opts *opts,
+		char *err, size_t errlen)
+{
+	struct tracer *t;
+	int ret;
+	size_t i;
+
+	*out = NULL;
+	if (errlen)
+		err[0] = 0;
+	if (geteuid() != 0) {
+		snprintf(err, errlen, "tracing needs root (CAP_BPF+CAP_PERFMON)");
+		return -EPERM;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	t->opts = *opts;
+	t->opts.comm = NULL;	/* copied into rodata at load, not kept */
+	t->ringbuf_bytes = ringbuf_size(opts->ringbuf_bytes);
+	t->ncpus = libbpf_num_possible_cpus();
+	t->next_seq = 1;
+	libbpf_verbose = opts->verbose;
+	libbpf_set_print(libbpf_print);
+	/* libbpf 1.x: no RLIMIT_MEMLOCK bump where memcg accounts BPF memory;
+	 * if it tries and fails, it only warns. */
+	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
+
+	t->ksyms = ksyms_load(t->why_ksyms, sizeof(t->why_ksyms));
+	if (!t->ksyms)
+		vlog(t, "kernel symbols unavailable (%s): sleep sites stay UNKNOWN", t->why_ksyms);
+
+	ret = probe_features(t, err, errlen);
+	if (ret)
+		goto cleanup;
+	ret = open_and_load(t, opts->comm, err, errlen);
+	if (ret && (t->feat & FEAT_FENTRY)) {
+		/* a probe-approved fentry program failed verification: go on
+		 * with tracepoints alone */
+		vlog(t, "load with fentry/fexit programs failed (%s); retrying without", err);
+		fsaio_bpf__destroy(t->skel);
+		t->skel = NULL;
+		for (i = 0; i < NR_PROGS; i++) {
+			if (progs[i].kind != PK_FENTRY || !t->use[i])
+				continue;
+			t->use[i] = false;
+			snprintf(t->why_prog[i], sizeof(t->why_prog[i]), "verifier rejected");
+			t->feat_missing |= progs[i].feat;
+		}
+		t->feat &= ~FEAT_FENTRY;
+		t->fentry_load_fell_back = true;
+		snprintf(t->why_fentry, sizeof(t->why_fentry), "our programs fail verification");
+		err[0] = 0;
+		ret = open_and_load(t, opts->comm, err, errlen);
+	}
+	if (ret)
+		goto cleanup;
+	ret = attach_all(t, err, errlen);
+	if (ret)
+		goto cleanup;
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_sample, t, NULL);
+	if (!t->rb) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open the ring buffer: %s", strerror(-ret));
+		goto cleanup;
+	}
+	*out = t;
+	return 0;
+
+cleanup:
+	tracer_close(t);
+	return ret < 0 ? ret : -EINVAL;
+}
+
+uint32_t tracer_features(const struct tracer *t)
+{
+	return t ? t->feat : 0;
+}
+
+static const char *prog_why(const struct tracer *t, const char *prog)
+{
+	size_t i;
+
+	for (i = 0; i < NR_PROGS; i++)
+		if (!strcmp(progs[i].prog, prog))
+			return t->why_prog[i][0] ? t->why_prog[i] :
+			       t->why_fentry[0] ? t->why_fentry : "not loaded";
+	return "?";
+}
+
+void tracer_print_features(const struct tracer *t, FILE *f)
+{
+	uint32_t ft = t->feat;
+
+	fprintf(f, "BTF: available (/sys/kernel/btf/vmlinux, CO-RE)\n");
+	fprintf(f, "ring buffer: available (%zu MiB)\n", t->ringbuf_bytes >> 20);
+	if (ft & FEAT_TP_BTF)
+		fprintf(f, "tp_btf sched_switch: available\n");
+	else
+		fprintf(f, "tp_btf sched_switch: unavailable (%s); raw_tp fallback, "
+			"sleep state read from the task (may race with a wakeup)\n", t->why_tp_btf);
+	if (ft & FEAT_STACK)
+		fprintf(f, "sleep stacks (sched_switch D state + bpf_get_stack): available%s\n",
+			t->ksyms ? "" : "; but /proc/kallsyms unreadable: wait sites UNKNOWN");
+	else
+		fprintf(f, "sleep stacks: unavailable; D-state sleeps not classified, "
+			"non-blocking submit check SKIPs\n");
+	if (ft & FEAT_SYSCALL_TP)
+		fprintf(f, "syscall tracepoints (io_submit, io_getevents, io_uring_enter): available\n");
+	else
+		fprintf(f, "syscall tracepoints: unavailable (CONFIG_FTRACE_SYSCALLS?); libaio "
+			"submits and reaps not observable, libaio checks SKIP\n");
+	if (ft & FEAT_IO_URING_TP)
+		fprintf(f, "io_uring tracepoints: available\n");
+	else
+		fprintf(f, "io_uring tracepoints: unavailable (no CONFIG_IO_URING?); io_uring "
+			"requests not observable, io_uring checks SKIP\n");
+	if (ft & FEAT_WORKQUEUE_TP)
+		fprintf(f, "workqueue tracepoints: available (only watched work functions reported)\n");
+	else
+		fprintf(f, "workqueue tracepoints: unavailable; workqueue resumptions not observable\n");
+	if (ft & FEAT_FENTRY)
+		fprintf(f, "fentry/fexit: available\n");
+	else
+		fprintf(f, "fentry/fexit: unavailable (%s); per-request retry/wake/resume of "
+			"io_uring buffered reads not observable, retry_lifecycle SKIPs\n",
+			t->why_fentry[0] ? t->why_fentry : "not probed");
+	if (ft & FEAT_FENTRY) {
+		if (ft & FEAT_FEXIT_GET_PAGES)
+			fprintf(f, "fexit filemap_get_pages: attached (retry armed, -EIOCBQUEUED)\n");
+		else
+			fprintf(f, "fexit filemap_get_pages: unavailable (%s); armed retries "
+				"not observable, retry_lifecycle SKIPs\n",
+				prog_why(t, "fsaio_fexit_get_pages"));
+		if (ft & FEAT_FENTRY_ASYNC_BUF)
+			fprintf(f, "fentry io_async_buf_func + io_read: attached (wake, resume)\n");
+		else
+			fprintf(f, "fentry io_async_buf_func + io_read: unavailable (%s / %s); "
+				"wakes and resumes not observable, retry_lifecycle SKIPs\n",
+				prog_why(t, "fsaio_fentry_async_buf"),
+				prog_why(t, "fsaio_fentry_io_read"));
+		if (ft & FEAT_FENTRY_AIO_COMPLETE)
+			fprintf(f, "fentry aio_complete_rw: attached (libaio kernel completions)\n");
+		else
+			fprintf(f, "fentry aio_complete_rw: unavailable (%s); libaio completions "
+				"seen only when reaped\n", prog_why(t, "fsaio_fentry_aio_complete"));
+	}
+	if (t->fsaio_events_present)
+		fprintf(f, "fsaio tracepoints (patched kernel): present, but this tracer has "
+			"no programs for them yet; patched-kernel checks use stock events\n");
+	else
+		fprintf(f, "fsaio tracepoints (patched kernel): not present (stock kernel); "
+			"libaio blocking in io_submit is the expected result\n");
+}
+
+int tracer_track_pid(struct tracer *t, pid_t tgid)
+{
+	__u32 key = tgid;
+	__u8 one = 1;
+
+	if (!t || !t->skel)
+		return -EINVAL;
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.tracked_tgids), &key, &one, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+uint64_t tracer_lost(struct tracer *t)
+{
+	__u32 zero = 0;
+	uint64_t sum = 0;
+	__u64 *vals;
+	int i;
+
+	if (!t || !t->skel || t->ncpus <= 0)
+		return 0;
+	vals = calloc(t->ncpus, sizeof(*vals));
+	if (!vals)
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.lost), &zero, vals))
+		for (i = 0; i < t->ncpus; i++)
+			sum += vals[i];
+	free(vals);
+	return sum;
+}
+
+/* ------------------------------ delivery -------------------------------- */
+
+/* Symbolize a SLEEP stack and classify its wait site. */
+static void enrich_sleep(const struct tracer *t, struct fsaio_record *rec)
+{
+	const char *names[FSAIO_STACK_DEPTH];
+	uint32_t i, n = rec->nr_stack;
+
+	if (n > FSAIO_STACK_DEPTH)
+		n = FSAIO_STACK_DEPTH;
+	for (i = 0; i < n; i++)
+		names[i] = ksyms_name(t->ksyms, rec->stack[i], NULL);
+	rec->site = classify_wait_site(names, n);
+}
+
+static int pend_grow(struct tracer *t)
+{
+	size_t cap;
+	void *p;
+
+	if (t->pend_head) {
+		memmove(t->pend, t->pend + t->pend_head,
+			(t->pend_nr - t->pend_head) * sizeof(*t->pend));
+		t->pend_nr -= t->pend_head;
+		t->pend_head = 0;
+		if (t->pend_nr < t->pend_cap)
+			return 0;
+	}
+	cap = t->pend_cap ? t->pend_cap * 2 : 4096;
+	p = realloc(t->pend, cap * sizeof(*t->pend));
+	if (!p)
+		return -ENOMEM;
+	t->pend = p;
+	t->pend_cap = cap;
+	return 0;
+}
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct tracer *t = ctx;
+	struct fsaio_record rec;
+	char err[160];
+	size_t i;
+
+	if (fsaio_decode(data, size, &rec, err, sizeof(err))) {
+		if (!t->bad_records++)
+			fprintf(stderr, "fsaio: undecodable ring buffer record: %s\n", err);
+		return 0;
+	}
+	if (t->pend_nr == t->pend_cap && pend_grow(t)) {
+		t->oom = 1;
+		return -ENOMEM;
+	}
+	/* insertion from the tail: records arrive almost in order */
+	i = t->pend_nr;
+	while (i > t->pend_head && t->pend[i - 1].seq > rec.seq) {
+		t->pend[i] = t->pend[i - 1];
+		i--;
+	}
+	t->pend[i] = rec;
+	t->pend_nr++;
+	return 0;
+}
+
+static int deliver(struct tracer *t, tracer_record_fn fn, void *ctx)
+{
+	int n = 0;
+
+	while (t->pend_head < t->pend_nr) {
+		struct fsaio_record *rec = &t->pend[t->pend_head];
+
+		if (rec->seq > t->next_seq) {
+			uint64_t now = now_ns();
+
+			/* a lower seq is still being written on another CPU */
+			if (!t->gap_since)
+				t->gap_since = now;
+			if (now - t->gap_since < REORDER_WAIT_NS)
+				break;
+			if (t->opts.verbose)
+				fprintf(stderr, "fsaio: records %llu..%llu never arrived\n",
+					(unsigned long long)t->next_seq,
+					(unsigned long long)rec->seq - 1);
+			t->next_seq = rec->seq;
+		}
+		t->gap_since = 0;
+		if (rec->seq == t->next_seq)
+			t->next_seq++;
+		if (rec->type == FSAIO_EV_SLEEP)
+			enrich_sleep(t, rec);
+		fn(rec, ctx);
+		t->pend_head++;
+		n++;
+	}
+	if (t->pend_head == t->pend_nr)
+		t->pend_head = t->pend_nr = 0;
+	return n;
+}
+
+int tracer_poll(struct tracer *t, int timeout_ms, tracer_record_fn fn, void *ctx)
+{
+	int ret, n;
+
+	if (!t || !t->rb)
+		return -EINVAL;
+	ret = ring_buffer__poll(t->rb, timeout_ms);
+	/* records below the wakeup threshold raise no epoll event */
+	if (ret >= 0 || ret == -EINTR) {
+		int c = ring_buffer__consume(t->rb);
+
+		if (c < 0 && ret >= 0)
+			ret = c;
+	}
+	if (t->oom)
+		return -ENOMEM;
+	n = deliver(t, fn, ctx);
+	if (t->pend_head < t->pend_nr) {
+		/* waiting for a record still being committed: pick it up now */
+		ring_buffer__consume(t->rb);
+		n += deliver(t, fn, ctx);
+	}
+	if (ret < 0 && !n)
+		return ret;
+	return n;
+}
+
+void tracer_close(struct tracer *t)
+{
+	int i;
+
+	if (!t)
+		return;
+	ring_buffer__free(t->rb);
+	for (i = 0; i < t->nr_links; i++)
+		bpf_link__destroy(t->links[i]);
+	fsaio_bpf__destroy(t->skel);
+	ksyms_free(t->ksyms);
+	free(t->pend);
+	free(t);
+}
