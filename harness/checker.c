@@ -9,10 +9,13 @@
  * Identity.  A lifecycle is keyed by (engine, tgid, req).  The hash is over
  * req only, so events that run outside the submitter (libaio kernel
  * completion in IRQ context, wake callbacks, kworker resumes) still find
- * their request: such events (COMPLETE, RETRY, WAKE, RESUME, PUNT) match
- * the exact key first and otherwise any lifecycle with the same req (and
- * the same engine, unless the record's engine is NONE), preferring one
- * still in flight.  SUBMIT and REAP run in the submitting process and must
+ * their request: such events (COMPLETE, RETRY, WAKE, RESUME, PUNT) may
+ * match any lifecycle with the same req (and the same engine, unless the
+ * record's engine is NONE), preferring one that can take the event (a
+ * COMPLETE goes to one not yet completed, a WAKE to an armed one), the
+ * exact key next, then one in flight.  fork()ed workers with equal iocb
+ * addresses thus stay apart as long as the tracer's tgid is right for
+ * SUBMIT and REAP.  SUBMIT and REAP run in the submitting process and must
  * match exactly.  A SUBMIT of a key whose lifecycle is finished starts a new
  * lifecycle (pointers are recycled); a SUBMIT of a key still in flight is
  * an exactly_once violation (the previous lifecycle never completed).
@@ -29,9 +32,11 @@
  * cfg.see_libaio_kernel_complete, and both must carry the same result.  A
  * second COMPLETE or a second REAP is a double completion.  A libaio
  * COMPLETE/REAP of a request never seen submitted fails exactly_once; an
- * io_uring COMPLETE of an unknown request is only counted (requests that
- * fail in io_init_req complete without an io_uring_submit_req event) and
- * shown in the detail.  "completed" counts each lifecycle once.  A request
+ * io_uring COMPLETE of an unknown request (or of req 0) is only counted
+ * (requests that fail in io_init_req complete without an
+ * io_uring_submit_req event; aux CQEs have no request) and shown in the
+ * detail.  An io_uring COMPLETE whose arg0 (cflags) has IORING_CQE_F_MORE
+ * is an intermediate multishot CQE and does not end the lifecycle.  "completed" counts each lifecycle once.  A request
  * never completed is quiescence's business, not exactly_once's.
  *
  * Retry lifecycle (only judged when cfg.see_retry; the events are counted
@@ -293,15 +298,35 @@ static bool lc_inflight(const struct lc *l)
 	return (l->flags & LC_ACTIVE) && !(l->flags & LC_DONE);
 }
 
+/* Is l a lifecycle that can take this event next?  Used to pick among
+ * lifecycles that share a req (fork()ed processes with equal addresses). */
+static bool lc_wants(const struct lc *l, unsigned type)
+{
+	if (!lc_inflight(l))
+		return false;
+	switch (type) {
+	case FSAIO_EV_COMPLETE:
+		return !(l->flags & LC_KCOMPLETE);
+	case FSAIO_EV_WAKE:
+		return l->rstate == R_ARMED;
+	case FSAIO_EV_RESUME:
+		return l->rstate == R_WOKEN || (l->flags & LC_PUNTED);
+	default:
+		return true;
+	}
+}
+
 /*
  * Find the lifecycle of a record.  exact: (engine, tgid, req) must match.
- * Otherwise an exact match still wins, then one with the same req and
- * engine (any engine if the record has none) that is in flight, then any.
+ * Otherwise (events that may run outside the submitter) the order is: the
+ * exact match if it can take the event, one with the same req and engine
+ * (any engine if the record has none) that can, the exact match anyway,
+ * one in flight, any.
  */
 static struct lc *lc_find(struct checker *c, const struct fsaio_record *r, bool exact)
 {
 	struct table *t = &c->req_tab;
-	struct lc *inflight = NULL, *any = NULL;
+	struct lc *match = NULL, *wants = NULL, *inflight = NULL, *any = NULL;
 	uint32_t h, v;
 
 	for (h = hash64(r->req) & t->mask; (v = t->slot[h]); h = (h + 1) & t->mask) {
@@ -311,15 +336,25 @@ static struct lc *lc_find(struct checker *c, const struct fsaio_record *r, bool 
 			continue;
 		if (r->engine != FSAIO_ENGINE_NONE && l->engine != r->engine)
 			continue;
-		if (l->tgid == r->tgid && l->engine == r->engine)
-			return l;
+		if (l->tgid == r->tgid && l->engine == r->engine) {
+			if (exact || lc_wants(l, r->type))
+				return l;
+			match = l;
+			continue;
+		}
 		if (exact)
 			continue;
+		if (!wants && lc_wants(l, r->type))
+			wants = l;
 		if (!inflight && lc_inflight(l))
 			inflight = l;
 		if (!any)
 			any = l;
 	}
+	if (wants)
+		return wants;
+	if (match)
+		return match;
 	return inflight ? inflight : any;
 }
 
@@ -611,6 +646,9 @@ static bool completion_orphan(struct checker *c, struct lc *l,
 	return true;
 }
 
+/* io_uring_complete cflags, carried in COMPLETE.arg0 by the tracer */
+#define CQE_F_MORE	(1u << 1)	/* IORING_CQE_F_MORE: multishot, more to come */
+
 static void on_complete(struct checker *c, const struct fsaio_record *r)
 {
 	struct lc *l = lc_find(c, r, false);
@@ -618,6 +656,10 @@ static void on_complete(struct checker *c, const struct fsaio_record *r)
 	if (completion_orphan(c, l, r))
 		return;
 	lc_push(l, FSAIO_EV_COMPLETE, r->res);
+	/* A multishot request's intermediate CQEs do not end it. */
+	if (l->engine == FSAIO_ENGINE_IO_URING && (r->arg0 & CQE_F_MORE) &&
+	    !(l->flags & LC_DONE))
+		return;
 	if (l->flags & LC_KCOMPLETE) {
 		fail_note(&c->eonce, l, "completed twice");
 		return;

@@ -181,6 +181,40 @@ TEST(io_uring_complete_of_unsubmitted_is_counted_not_failed)
 	checker_free(c);
 }
 
+TEST(io_uring_multishot_more_cqes_are_not_completions)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+	struct fsaio_record r;
+	int i;
+
+	uring_submit(c, 7, UREQ);
+	for (i = 0; i < 3; i++) {
+		r = synth_rec(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 7, UREQ);
+		r.res = 100;
+		r.arg0 = 1u << 1;	/* IORING_CQE_F_MORE */
+		synth_feed(c, &r);
+	}
+	uring_complete(c, 7, UREQ, 0);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
+	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].completed);
+	checker_free(c);
+}
+
+TEST(io_uring_complete_without_req_is_counted)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	uring_submit(c, 7, UREQ);
+	uring_complete(c, 7, 0, 0);		/* aux CQE: tracepoint req NULL */
+	uring_complete(c, 7, UREQ, 4096);
+	synth_finish(c);
+	ASSERT_EQ(0, synth_rc);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	checker_free(c);
+}
+
 TEST(pointer_reuse_after_completion_passes)
 {
 	struct checker *c = new_checker(synth_cfg_all());
@@ -215,6 +249,23 @@ TEST(same_iocb_address_in_two_processes)
 	synth_finish(c);
 	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
 	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
+	checker_free(c);
+}
+
+TEST(kernel_completions_find_the_right_process)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	/* two fork()ed workers, same iocb address, completions in IRQ */
+	aio_batch(c, 42, IOCB, 1, 1);
+	aio_batch(c, 43, IOCB, 1, 1);
+	aio_complete(c, IOCB, 4096);
+	aio_complete(c, IOCB, 4096);
+	aio_reap(c, 43, IOCB, 4096);
+	aio_reap(c, 42, IOCB, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
 	checker_free(c);
 }
 
