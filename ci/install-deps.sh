@@ -6,9 +6,9 @@
 set -euo pipefail
 
 PKGS=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
-      libaio-dev liburing-dev libjson-c-dev fio e2fsprogs util-linux kmod jq)
+      libaio-dev liburing-dev libjson-c-dev fio e2fsprogs util-linux kmod jq xfsprogs)
 VM_PKGS=(linux-source-6.12 qemu-system-x86 busybox-static cpio bc bison flex
-	 libssl-dev dwarves ccache xz-utils rsync gnuplot-nox)
+	 libssl-dev dwarves ccache xz-utils rsync gnuplot-nox dmsetup xfsprogs)
 
 [[ ${1:-} == --vm ]] && PKGS+=("${VM_PKGS[@]}")
 

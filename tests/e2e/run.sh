@@ -103,7 +103,7 @@ TESTS+=(t_command_hangs)
 t_interrupted() {
 	need_root
 	local pid rc
-	$FSAIO check --timeout 60 fio_libaio_randread_cold >"$WORK/int.out" 2>&1 &
+	$FSAIO check --timeout 60 cached_randread >"$WORK/int.out" 2>&1 &
 	pid=$!
 	sleep 4
 	kill -INT $pid
