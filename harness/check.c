@@ -350,7 +350,8 @@ static void check_agreement(struct run_result *r, const struct workload *w,
 		  wr->engine, wr->submitted, wr->completed);
 }
 
-static void check_exit(struct run_result *r, const struct child *c)
+static void check_exit(struct run_result *r, const struct workload *w,
+		       const struct child *c)
 {
 	struct invariant_result *ir = &r->run_checks[RUN_CHECK_EXIT];
 	const char *name = "workload_exit";
@@ -372,7 +373,10 @@ static void check_exit(struct run_result *r, const struct child *c)
 			  "workload exited with status %d (data or result check failed)",
 			  r->exit_status);
 	else
-		set_check(ir, name, VERDICT_PASS, 1, "exit 0, all data verified");
+		set_check(ir, name, VERDICT_PASS, 1, "%s",
+			  w->kind == WL_PROGRAM ? "exit 0, every byte read verified" :
+			  w->kind == WL_FIO ? "fio exit 0 (verify where the job asks)" :
+			  "exit 0");
 }
 
 static int run_workload(struct session *s, const struct workload *w,
@@ -422,7 +426,7 @@ static int run_workload(struct session *s, const struct workload *w,
 	if (fio_json[0])
 		unlink(fio_json);
 	snprintf(r->summary_line, sizeof(r->summary_line), "%s", c.report.line);
-	check_exit(r, &c);
+	check_exit(r, w, &c);
 	check_agreement(r, w, &c);
 	return 0;
 }

@@ -10,17 +10,19 @@
 #include <json-c/json.h>
 #include "workload.h"
 
-/* The first comment line of a source or job file is its description. */
+/* The first sentence of a source or job file's header comment is its
+ * description. */
 static void read_what(const char *path, char *what, size_t len)
 {
 	char line[512];
+	size_t used = 0;
 	FILE *f = fopen(path, "r");
 
 	what[0] = '\0';
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line;
+	while (fgets(line, sizeof(line), f) && used < len - 1) {
+		char *p = line, *dot;
 
 		if (strstr(p, "SPDX-License-Identifier"))
 			continue;
@@ -28,10 +30,24 @@ static void read_what(const char *path, char *what, size_t len)
 		       *p == '#' || *p == ';')
 			p++;
 		p[strcspn(p, "\n")] = '\0';
-		if (*p) {
-			snprintf(what, len, "%s", p);
-			break;
+		if (!*p) {
+			if (used)
+				break;	/* blank comment line ends the paragraph */
+			continue;
 		}
+		if (!used) {
+			/* "name: does X" -> "does X" */
+			char *colon = strchr(p, ':');
+
+			if (colon && colon[1] == ' ' && !memchr(p, ' ', colon - p))
+				p = colon + 2;
+		}
+		dot = strstr(p, ". ");
+		if (dot)
+			dot[1] = '\0';
+		used += snprintf(what + used, len - used, "%s%s", used ? " " : "", p);
+		if (dot || p[strlen(p) - 1] == '.' || p[strlen(p) - 1] == ':')
+			break;
 	}
 	fclose(f);
 }
