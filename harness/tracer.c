@@ -217,6 +217,15 @@ static const char *errname(int err)
 	}
 }
 
+/* FSAIO_BTF names the kernel's BTF when it is not in sysfs (as bpftool's
+ * --btf); the tests also use it to play a kernel without BTF. */
+static const char *kernel_btf_path(void)
+{
+	const char *p = getenv("FSAIO_BTF");
+
+	return p && *p ? p : "/sys/kernel/btf/vmlinux";
+}
+
 static int probe_features(struct tracer *t, char *err, size_t errlen)
 {
 	struct btf *vmlinux;
@@ -224,9 +233,9 @@ static int probe_features(struct tracer *t, char *err, size_t errlen)
 	size_t i;
 	int ret;
 
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		snprintf(err, errlen, "kernel BTF missing (/sys/kernel/btf/vmlinux): "
-			 "fsaio needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+	if (access(kernel_btf_path(), R_OK)) {
+		snprintf(err, errlen, "kernel BTF missing (%s): fsaio needs a kernel "
+			 "built with CONFIG_DEBUG_INFO_BTF=y", kernel_btf_path());
 		return -EOPNOTSUPP;
 	}
 	t->feat |= FEAT_BTF;
@@ -235,10 +244,10 @@ static int probe_features(struct tracer *t, char *err, size_t errlen)
 		return -EOPNOTSUPP;
 	}
 	t->feat |= FEAT_RINGBUF;
-	vmlinux = btf__load_vmlinux_btf();
+	vmlinux = btf__parse(kernel_btf_path(), NULL);
 	if (!vmlinux) {
-		snprintf(err, errlen, "cannot parse kernel BTF /sys/kernel/btf/vmlinux: %s",
-			 strerror(errno));
+		snprintf(err, errlen, "cannot parse kernel BTF %s: %s",
+			 kernel_btf_path(), strerror(errno));
 		return -EOPNOTSUPP;
 	}
 
@@ -333,7 +342,12 @@ static int open_and_load(struct tracer *t, const char *comm, char *err, size_t e
 	size_t i;
 	int ret;
 
-	t->skel = fsaio_bpf__open();
+	{
+		LIBBPF_OPTS(bpf_object_open_opts, oo,
+			    .btf_custom_path = getenv("FSAIO_BTF") ? kernel_btf_path() : NULL);
+
+		t->skel = fsaio_bpf__open_opts(&oo);
+	}
 	if (!t->skel) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
