@@ -112,10 +112,11 @@ struct checker *session_end(struct session *s)
 	};
 	struct checker *c = s->checker;
 	struct timespec ts;
-	int idle = 0;
+	int idle = 0, polls = 0;
 
-	/* Records of the segment may still sit in the ring buffer. */
-	while (idle < 2) {
+	/* Records of the segment may still sit in the ring buffer; under a
+	 * live load it never goes idle, so stop after ~500 ms. */
+	while (idle < 2 && polls++ < 10) {
 		int n = session_poll(s, 50);
 
 		idle = n > 0 ? 0 : idle + 1;
