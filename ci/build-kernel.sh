@@ -1,0 +1,295 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build a 6.12 test kernel for fsaio's VM tiers.
+#
+#   ci/build-kernel.sh [--kdir DIR] [--patched] [--flavor debug] [options]
+#
+#   --kdir DIR       kernel source (default: the Debian linux-source-6.12 tree,
+#                    extracted from /usr/src/linux-source-6.12.tar.xz if needed)
+#   --patched        apply patches/linux-6.12/series (patch -p1) to a per-key copy
+#   --patches DIR    series directory (default: <repo>/patches/linux-6.12)
+#   --flavor debug   add ci/config/debug.config (KASAN, lockdep, hung-task panic)
+#   --config-only    stop after olddefconfig + verification; print the .config path
+#   --print-key      print the cache key and exit
+#   --path           print the bzImage path if it is already built (exit 1 if not)
+#   -j N             parallel jobs (default: nproc)
+#   --check-kernel BZIMAGE [--kbuild DIR]
+#                    check a kernel fsaio did not build against
+#                    ci/config/required.config, using the build tree's .config
+#                    (--kbuild) or the config embedded in the image (IKCONFIG);
+#                    names every missing option, exit 1 if any required one is
+#
+# Cache: $FSAIO_KCACHE (default /var/cache/fsaio/kernels)/<key>/ holding
+# build/ (the O= tree, reused incrementally), src/ (patched copy), build.log,
+# info.  key = <version>-<source id>-<stock|patched>[-<flavor>]-c<config hash>
+# [-p<series hash>].  Progress goes to stderr; the last stdout line is the
+# bzImage path.  Heavy make runs under `flock $FSAIO_CPU_LOCK nice -n 10` so
+# parallel kernel builds on this machine take turns.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CI=$ROOT/ci
+KCACHE=${FSAIO_KCACHE:-/var/cache/fsaio/kernels}
+SRCCACHE=${FSAIO_SRCCACHE:-/var/cache/fsaio/src}
+CPU_LOCK=${FSAIO_CPU_LOCK:-/var/cache/fsaio/cpu.lock}
+DEB_TARBALL=/usr/src/linux-source-6.12.tar.xz
+KDIR=
+PATCHED=0
+PATCHDIR=$ROOT/patches/linux-6.12
+FLAVOR=
+MODE=build
+CHECK_IMAGE= KBUILD=
+JOBS=$(nproc)
+
+msg() { printf '[build-kernel] %s\n' "$*" >&2; }
+die() { printf '[build-kernel] error: %s\n' "$*" >&2; exit 1; }
+usage() { awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0" >&2; exit "${1:-2}"; }
+
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--kdir) KDIR=$2; shift 2 ;;
+	--kdir=*) KDIR=${1#*=}; shift ;;
+	--patched) PATCHED=1; shift ;;
+	--patches) PATCHDIR=$2; shift 2 ;;
+	--flavor) FLAVOR=$2; shift 2 ;;
+	--flavor=*) FLAVOR=${1#*=}; shift ;;
+	--config-only) MODE=config; shift ;;
+	--print-key) MODE=key; shift ;;
+	--path) MODE=path; shift ;;
+	--check-kernel) MODE=check; CHECK_IMAGE=$2; shift 2 ;;
+	--kbuild) KBUILD=$2; shift 2 ;;
+	-j) JOBS=$2; shift 2 ;;
+	-j*) JOBS=${1#-j}; shift ;;
+	-h|--help) usage 0 ;;
+	*) echo "unknown argument: $1" >&2; usage ;;
+	esac
+done
+
+case $FLAVOR in
+''|stock|default) FLAVOR= ;;
+debug) ;;
+*) die "unknown flavor '$FLAVOR' (known: debug)" ;;
+esac
+
+# ---- --check-kernel: verify a foreign kernel's config -------------------------------
+check_kernel() {
+	local cfg tmp= line opt want missing=() wanted=() src
+	if [[ -n $KBUILD ]]; then
+		cfg=$KBUILD/.config
+		[[ -f $cfg ]] || die "no .config in $KBUILD"
+		src="$cfg"
+	else
+		[[ -f $CHECK_IMAGE ]] || die "no such kernel image: $CHECK_IMAGE"
+		tmp=$(mktemp)
+		trap 'rm -f "$tmp"' EXIT
+		local x=${KDIR:-$SRCCACHE/linux-source-6.12}/scripts/extract-ikconfig
+		[[ -x $x ]] || x=$(command -v extract-ikconfig || true)
+		if [[ -z $x ]] || ! "$x" "$CHECK_IMAGE" >"$tmp" 2>/dev/null || [[ ! -s $tmp ]]; then
+			msg "warning: $CHECK_IMAGE has no embedded config (CONFIG_IKCONFIG) and no --kbuild/KBUILD= was given;"
+			msg "warning: cannot verify it has what fsaio needs; booting it anyway"
+			return 0
+		fi
+		cfg=$tmp
+		src="config embedded in $CHECK_IMAGE"
+	fi
+	while IFS= read -r line; do
+		want=0
+		[[ $line =~ ^#\ want:\ (.*)$ ]] && { line=${BASH_REMATCH[1]}; want=1; }
+		[[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]] || continue
+		opt=${BASH_REMATCH[1]}
+		grep -qxF "$line" "$cfg" && continue
+		have=$(grep -E "^(# )?$opt[= ]" "$cfg" || echo "$opt absent")
+		if ((want)); then wanted+=("$line (have: $have)"); else missing+=("$line (have: $have)"); fi
+	done <"$CI/config/required.config"
+	((${#wanted[@]})) && { msg "warning: recommended options missing in $src:"; printf '    %s\n' "${wanted[@]}" >&2; }
+	if ((${#missing[@]})); then
+		msg "required options missing in $src:"
+		printf '    %s\n' "${missing[@]}" >&2
+		die "kernel lacks ${#missing[@]} option(s) fsaio needs (see ci/config/required.config)"
+	fi
+	msg "kernel config OK ($src): all required options set"
+}
+if [[ $MODE == check ]]; then check_kernel; exit 0; fi
+
+# ---- source -----------------------------------------------------------------
+if [[ -z $KDIR ]]; then
+	KDIR=$SRCCACHE/linux-source-6.12
+	if [[ ! -f $KDIR/Makefile ]]; then
+		[[ -f $DEB_TARBALL ]] ||
+			die "no kernel source: install linux-source-6.12 (ci/install-deps.sh --vm) or pass --kdir"
+		msg "extracting $DEB_TARBALL into $SRCCACHE"
+		mkdir -p "$SRCCACHE"
+		tar -C "$SRCCACHE" -xf "$DEB_TARBALL"
+	fi
+	SRCID=deb
+else
+	[[ -f $KDIR/Makefile && -f $KDIR/Kconfig ]] || die "$KDIR is not a kernel tree"
+	KDIR=$(realpath "$KDIR")
+	SRCID=s$(printf '%s' "$KDIR" | sha256sum | cut -c1-8)
+fi
+[[ -e $KDIR/.config || -d $KDIR/include/config ]] &&
+	die "$KDIR is configured in-tree; run 'make mrproper' there (O= builds need a clean tree)"
+VERSION=$(make -s -C "$KDIR" kernelversion 2>/dev/null) || die "cannot read kernel version of $KDIR"
+
+# ---- key ----------------------------------------------------------------------
+FRAGS=("$CI/config/base.config" "$CI/config/bpf.config")
+[[ -n $FLAVOR ]] && FRAGS+=("$CI/config/$FLAVOR.config")
+for f in "${FRAGS[@]}"; do [[ -f $f ]] || die "missing config fragment $f"; done
+CFGHASH=$(cat "${FRAGS[@]}" | sha256sum | cut -c1-10)
+
+PATCHES=()
+if ((PATCHED)); then
+	SERIES=$PATCHDIR/series
+	[[ -s $SERIES ]] || die "no patch series at $SERIES"
+	while read -r p _; do
+		[[ -z $p || $p == \#* ]] && continue
+		[[ -f $PATCHDIR/$p ]] || die "series names $p but $PATCHDIR/$p does not exist"
+		PATCHES+=("$p")
+	done <"$SERIES"
+	[[ ${#PATCHES[@]} -gt 0 ]] || die "$SERIES lists no patches"
+	PHASH=$( (cat "$SERIES"; for p in "${PATCHES[@]}"; do cat "$PATCHDIR/$p"; done) |
+		sha256sum | cut -c1-10)
+	KIND=patched
+else
+	KIND=stock
+fi
+KEY=$VERSION-$SRCID-$KIND${FLAVOR:+-$FLAVOR}-c$CFGHASH${PHASH:+-p$PHASH}
+KEYDIR=$KCACHE/$KEY
+OUT=$KEYDIR/build
+BZIMAGE=$OUT/arch/x86/boot/bzImage
+
+case $MODE in
+key) echo "$KEY"; exit 0 ;;
+path) [[ -f $BZIMAGE && -f $KEYDIR/built ]] || exit 1; echo "$BZIMAGE"; exit 0 ;;
+esac
+
+mkdir -p "$OUT"
+LOG=$KEYDIR/build.log
+msg "kernel $VERSION ($KIND${FLAVOR:+, $FLAVOR}) from $KDIR"
+msg "cache $KEYDIR"
+
+# ---- patched source copy --------------------------------------------------------
+SRC=$KDIR
+if ((PATCHED)); then
+	SRC=$KEYDIR/src
+	if [[ ! -f $SRC/.fsaio-patched ]]; then
+		rm -rf "$SRC" "$SRC.tmp"
+		msg "copying $KDIR to $SRC (hard links; patch(1) breaks them on write)"
+		# Hard links are cheap and safe here: GNU patch writes a new file and
+		# renames it over the old one, and an O= build never writes to srctree.
+		cp -al "$KDIR" "$SRC.tmp" 2>/dev/null || rsync -a --exclude=.git "$KDIR/" "$SRC.tmp/"
+		rm -rf "$SRC.tmp/.git"
+		i=0
+		for p in "${PATCHES[@]}"; do
+			i=$((i + 1))
+			msg "applying [$i/${#PATCHES[@]}] $p"
+			if ! patch -p1 -d "$SRC.tmp" --forward --batch --no-backup-if-mismatch \
+				-s <"$PATCHDIR/$p" >"$KEYDIR/patch.log" 2>&1; then
+				sed 's/^/    /' "$KEYDIR/patch.log" >&2
+				rm -rf "$SRC.tmp"
+				die "patch $p does not apply to $VERSION ($KDIR)"
+			fi
+		done
+		printf '%s\n' "${PATCHES[@]}" >"$SRC.tmp/.fsaio-patched"
+		mv "$SRC.tmp" "$SRC"
+	fi
+fi
+
+# ---- config -----------------------------------------------------------------------
+MAKE=(make -C "$SRC" O="$OUT" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc")
+export CCACHE_NOHASHDIR=1 CCACHE_BASEDIR=$KCACHE
+MERGED=$KEYDIR/fragments.config
+cat "${FRAGS[@]}" >"$MERGED.new"
+if [[ ! -f $OUT/.config ]] || ! cmp -s "$MERGED.new" "$MERGED"; then
+	msg "config: tinyconfig + ${FRAGS[*]##*/} -> olddefconfig"
+	{
+		"${MAKE[@]}" tinyconfig &&
+		(cd "$OUT" && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" \
+			"$OUT/.config" "${FRAGS[@]}") &&
+		"${MAKE[@]}" olddefconfig
+	} >"$KEYDIR/config.log" 2>&1 || { tail -20 "$KEYDIR/config.log" >&2; die "configuring failed (see $KEYDIR/config.log)"; }
+fi
+mv "$MERGED.new" "$MERGED"
+
+# Every line of every fragment must have survived olddefconfig.
+missing=()
+while IFS= read -r line; do
+	if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
+		grep -qxF "$line" "$OUT/.config" || {
+			have=$(grep -E "^(# )?${BASH_REMATCH[1]}[= ]" "$OUT/.config" || true)
+			missing+=("$line (have: ${have:-absent})")
+		}
+	elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+		! grep -q "^${BASH_REMATCH[1]}=" "$OUT/.config" ||
+			missing+=("$line (have: $(grep "^${BASH_REMATCH[1]}=" "$OUT/.config"))")
+	fi
+done <"$MERGED"
+if [[ ${#missing[@]} -gt 0 ]]; then
+	msg "options that did not survive olddefconfig (unmet dependencies?):"
+	printf '    %s\n' "${missing[@]}" >&2
+	rm -f "$MERGED"	# re-run the config step next time
+	die "${#missing[@]} required config option(s) missing in $OUT/.config"
+fi
+msg "config verified: $(grep -c '^CONFIG_' "$MERGED") required options set"
+if [[ $MODE == config ]]; then echo "$OUT/.config"; exit 0; fi
+
+# ---- build --------------------------------------------------------------------------
+mkdir -p "$(dirname "$CPU_LOCK")"
+rm -f "$KEYDIR/built"
+: >"$LOG"
+start=$(date +%s)
+waiting=0
+if ! flock -n "$CPU_LOCK" true; then
+	waiting=1
+	msg "waiting for the CPU lock $CPU_LOCK (another kernel build holds it)..."
+fi
+msg "building bzImage with -j$JOBS under nice -n 10 (log: $LOG)"
+# Own session, so an interrupt can take down flock, make and the compilers.
+setsid flock "$CPU_LOCK" nice -n 10 "${MAKE[@]}" bzImage >"$LOG" 2>&1 &
+mpid=$!
+trap 'kill -TERM -- -$mpid 2>/dev/null; wait $mpid 2>/dev/null; exit 130' INT TERM
+last=
+while kill -0 $mpid 2>/dev/null; do
+	for _ in $(seq 30); do kill -0 $mpid 2>/dev/null || break; sleep 1; done
+	kill -0 $mpid 2>/dev/null || break
+	if ((waiting)) && [[ ! -s $LOG ]]; then
+		msg "  $(( $(date +%s) - start ))s: still waiting for the CPU lock"
+		continue
+	fi
+	if ((waiting)); then
+		msg "  got the CPU lock after ~$(( $(date +%s) - start ))s"
+		waiting=0
+	fi
+	n=$(grep -c '^ *CC ' "$LOG" || true)
+	cur=$(grep -E '^ *(CC|LD|AR|BTF|BTFIDS|OBJCOPY|KSYMS|GEN|AS|SYSMAP|MODPOST|HOSTCC) ' "$LOG" | tail -1 | sed 's/^ *//')
+	[[ $cur != "$last" ]] && msg "  $(( $(date +%s) - start ))s: $n objects compiled, now: $cur"
+	last=$cur
+done
+rc=0; wait $mpid || rc=$?
+trap - INT TERM
+elapsed=$(( $(date +%s) - start ))
+if [[ $rc -ne 0 ]]; then
+	first=$(grep -m1 -E 'error:|Error [0-9]+|\*\*\*' "$LOG" || true)
+	msg "build FAILED after ${elapsed}s; last lines of $LOG:"
+	tail -25 "$LOG" | sed 's/^/    /' >&2
+	die "first error: ${first:-see $LOG}"
+fi
+[[ -f $BZIMAGE ]] || die "make succeeded but $BZIMAGE is missing"
+grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$OUT/.config" && [[ ! -s $OUT/vmlinux ]] &&
+	die "vmlinux missing after build"
+touch "$KEYDIR/built"
+release=$(cat "$OUT/include/config/kernel.release" 2>/dev/null || echo "$VERSION")
+cat >"$KEYDIR/info" <<EOF
+key=$KEY
+version=$VERSION
+release=$release
+kdir=$KDIR
+kind=$KIND
+flavor=${FLAVOR:-none}
+patches=${PATCHES[*]:-}
+fragments=${FRAGS[*]##*/}
+last_build_seconds=$elapsed
+EOF
+ln -sfn "$KEY" "$KCACHE/latest-$KIND${FLAVOR:+-$FLAVOR}"
+msg "built $release in ${elapsed}s ($(du -h "$BZIMAGE" | cut -f1) bzImage)"
+echo "$BZIMAGE"

@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Scan a kernel log for splats.
+#
+#   ci/splat-scan.sh [--after MARKER] [--last] [-q] [FILE|-]
+#
+#   --after MARKER  only scan lines after the first line containing MARKER
+#                   (with --last: after the last such line); if the marker is
+#                   absent the whole file is scanned and a note is printed
+#   -q              print nothing, only set the exit status
+#
+# Matches WARNING:, BUG:, Oops, general protection fault, KASAN, UBSAN,
+# lockdep reports (possible circular/recursive locking, inconsistent lock
+# state, suspicious RCU usage, ...), RCU stalls, hung tasks ("blocked for more
+# than"), soft/hard lockups and kernel panics.  Each match is printed with its
+# line number.  Exit: 0 clean, 1 splat found, 2 usage or unreadable file.
+set -uo pipefail
+
+MARKER= LAST=0 QUIET=0 FILE=-
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--after) MARKER=$2; shift 2 ;;
+	--after=*) MARKER=${1#*=}; shift ;;
+	--last) LAST=1; shift ;;
+	-q|--quiet) QUIET=1; shift ;;
+	-h|--help) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) [[ $1 == - ]] && { FILE=-; shift; continue; }
+	    echo "splat-scan: unknown option $1" >&2; exit 2 ;;
+	*) FILE=$1; shift ;;
+	esac
+done
+if [[ $FILE != - && ! -r $FILE ]]; then
+	echo "splat-scan: cannot read $FILE" >&2
+	exit 2
+fi
+
+PATTERN='WARNING:|BUG:|Oops|general protection fault|KASAN|UBSAN:|'
+PATTERN+='possible circular locking|possible recursive locking|inconsistent lock state|'
+PATTERN+='lockdep|suspicious RCU usage|INFO: trying to register non-static key|'
+PATTERN+='rcu_sched self-detected stall|rcu_preempt self-detected stall|RCU stall|'
+PATTERN+='rcu: INFO: .* detected stall|detected stalls on CPUs|'
+PATTERN+='blocked for more than|soft lockup|hard LOCKUP|Kernel panic|'
+PATTERN+='kernel BUG at|Unable to handle kernel|stack-protector|list_add corruption|'
+PATTERN+='list_del corruption|refcount_t: '
+
+# Lines that mention the words without being a splat.
+IGNORE='lockdep: fixing up alternatives|Lock dependency validator|'
+IGNORE+='[.][.][.] MAX_LOCKDEP|Kernel command line:|in-hardirq chains|in-softirq chains|KASAN init|'
+IGNORE+='kasan: KernelAddressSanitizer initialized|hung_task_panic|softlockup_panic'
+
+awk -v marker="$MARKER" -v last="$LAST" -v pat="$PATTERN" -v ign="$IGNORE" '
+{ line[NR] = $0 }
+marker != "" && index($0, marker) { if (!found || last) start = NR; found = 1 }
+END {
+	if (marker != "" && !found)
+		printf("splat-scan: marker \"%s\" not found; scanning the whole log\n", marker) > "/dev/stderr"
+	n = 0
+	for (i = start + 1; i <= NR; i++)
+		if (line[i] ~ pat && line[i] !~ ign) {
+			if (!quiet) printf("%d: %s\n", i, line[i])
+			n++
+		}
+	exit n > 0
+}' quiet="$QUIET" "$FILE"
