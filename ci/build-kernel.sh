@@ -26,6 +26,9 @@
 # bzImage path.  Heavy make runs under `flock $FSAIO_CPU_LOCK nice -n 10` so
 # parallel kernel builds on this machine take turns.
 set -euo pipefail
+# The whole script is one compound command, parsed before it runs, so editing
+# this file cannot break a copy that is already running.
+{
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CI=$ROOT/ci
@@ -73,15 +76,16 @@ esac
 
 # ---- --check-kernel: verify a foreign kernel's config -------------------------------
 check_kernel() {
-	local cfg tmp= line opt want missing=() wanted=() src
+	local cfg line opt want missing=() wanted=() src
 	if [[ -n $KBUILD ]]; then
 		cfg=$KBUILD/.config
 		[[ -f $cfg ]] || die "no .config in $KBUILD"
 		src="$cfg"
 	else
 		[[ -f $CHECK_IMAGE ]] || die "no such kernel image: $CHECK_IMAGE"
-		tmp=$(mktemp)
-		trap 'rm -f "$tmp"' EXIT
+		CHECK_TMP=$(mktemp)
+		trap 'rm -f "$CHECK_TMP"' EXIT
+		local tmp=$CHECK_TMP
 		local x=${KDIR:-$SRCCACHE/linux-source-6.12}/scripts/extract-ikconfig
 		[[ -x $x ]] || x=$(command -v extract-ikconfig || true)
 		if [[ -z $x ]] || ! "$x" "$CHECK_IMAGE" >"$tmp" 2>/dev/null || [[ ! -s $tmp ]]; then
@@ -245,14 +249,16 @@ if ! flock -n "$CPU_LOCK" true; then
 fi
 msg "building bzImage with -j$JOBS under nice -n 10 (log: $LOG)"
 # Own session, so an interrupt can take down flock, make and the compilers.
-setsid flock "$CPU_LOCK" nice -n 10 "${MAKE[@]}" bzImage >"$LOG" 2>&1 &
+setsid flock "$CPU_LOCK" nice -n 10 \
+	sh -c 'echo "# fsaio: CPU lock acquired $(date +%s)"; exec "$@"' sh \
+	"${MAKE[@]}" bzImage >"$LOG" 2>&1 &
 mpid=$!
 trap 'kill -TERM -- -$mpid 2>/dev/null; wait $mpid 2>/dev/null; exit 130' INT TERM
 last=
 while kill -0 $mpid 2>/dev/null; do
 	for _ in $(seq 30); do kill -0 $mpid 2>/dev/null || break; sleep 1; done
 	kill -0 $mpid 2>/dev/null || break
-	if ((waiting)) && [[ ! -s $LOG ]]; then
+	if ((waiting)) && ! grep -q '^# fsaio: CPU lock acquired' "$LOG"; then
 		msg "  $(( $(date +%s) - start ))s: still waiting for the CPU lock"
 		continue
 	fi
@@ -267,7 +273,11 @@ while kill -0 $mpid 2>/dev/null; do
 done
 rc=0; wait $mpid || rc=$?
 trap - INT TERM
-elapsed=$(( $(date +%s) - start ))
+end=$(date +%s)
+acquired=$(sed -n 's/^# fsaio: CPU lock acquired \([0-9]*\)$/\1/p' "$LOG" | head -1)
+acquired=${acquired:-$start}
+elapsed=$((end - acquired))
+waited=$((acquired - start))
 if [[ $rc -ne 0 ]]; then
 	first=$(grep -m1 -E 'error:|Error [0-9]+|\*\*\*' "$LOG" || true)
 	msg "build FAILED after ${elapsed}s; last lines of $LOG:"
@@ -289,7 +299,10 @@ flavor=${FLAVOR:-none}
 patches=${PATCHES[*]:-}
 fragments=${FRAGS[*]##*/}
 last_build_seconds=$elapsed
+last_lock_wait_seconds=$waited
 EOF
 ln -sfn "$KEY" "$KCACHE/latest-$KIND${FLAVOR:+-$FLAVOR}"
-msg "built $release in ${elapsed}s ($(du -h "$BZIMAGE" | cut -f1) bzImage)"
+msg "built $release in ${elapsed}s$( ((waited > 1)) && echo " (after ${waited}s waiting for the CPU lock)") ($(du -h "$BZIMAGE" | cut -f1) bzImage)"
 echo "$BZIMAGE"
+exit
+}

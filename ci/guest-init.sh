@@ -18,6 +18,8 @@
 # Anything that goes wrong before the exit code is written leaves no
 # exit-code file: the host then reports ERROR.
 
+# One compound command: parsed whole, so editing this file mid-run is safe.
+{
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp TERM=${TERM:-linux} LANG=C.UTF-8
 FSAIO_OUT=/tmp/fsaio-out
@@ -120,3 +122,4 @@ echo $rc >$FSAIO_OUT/exit-code.tmp && mv $FSAIO_OUT/exit-code.tmp $FSAIO_OUT/exi
 sync
 umount $FSAIO_OUT 2>/dev/null
 poweroff_now
+}

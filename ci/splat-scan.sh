@@ -15,6 +15,9 @@
 # than"), soft/hard lockups and kernel panics.  Each match is printed with its
 # line number.  Exit: 0 clean, 1 splat found, 2 usage or unreadable file.
 set -uo pipefail
+# The whole script is one compound command, parsed before it runs, so editing
+# this file cannot break a copy that is already running.
+{
 
 MARKER= LAST=0 QUIET=0 FILE=-
 while [[ $# -gt 0 ]]; do
@@ -62,3 +65,5 @@ END {
 		}
 	exit n > 0
 }' quiet="$QUIET" "$FILE"
+exit
+}

@@ -33,6 +33,9 @@
 # Exit status: the guest command's, 1 if it passed but dmesg has a splat, or
 # 2 (ERROR) when no exit code came back (panic, hang, timeout, QEMU killed).
 set -uo pipefail
+# The whole script is one compound command, parsed before it runs, so editing
+# this file cannot break a copy that is already running.
+{
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CI=$ROOT/ci
@@ -194,7 +197,7 @@ gq() { local a=${1//\'/\'\\\'\'}; printf "'%s'" "$a"; }
 		echo
 	fi
 } >"$OUT/.vm/cmd"
-printf '%s\n' "${CMD[*]}" >"$OUT/.vm/cmd.txt"
+printf '%s\n' "${CMD[*]//@OUT@//tmp/fsaio-out}" >"$OUT/.vm/cmd.txt"
 
 APPEND_ALL="console=ttyS0,115200 earlyprintk=serial,ttyS0,115200 root=hostroot rootfstype=9p"
 APPEND_ALL+=" rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=524288 ro"
@@ -238,10 +241,10 @@ else
 		tail -n +1 -F "$OUT/console.log" 2>/dev/null >&2 &
 		TAILPID=$!
 	fi
-	wait $QPID
+	{ wait $QPID; } 2>/dev/null
 	qrc=$?
 	# A signal interrupts wait; let QEMU finish dying, then take its status.
-	while kill -0 $QPID 2>/dev/null; do wait $QPID; qrc=$?; done
+	while kill -0 $QPID 2>/dev/null; do { wait $QPID; } 2>/dev/null; qrc=$?; done
 	QPID=
 fi
 elapsed=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
@@ -270,7 +273,7 @@ fi
 scanfile=$OUT/dmesg
 [[ -s $scanfile ]] || scanfile=$OUT/console.log
 if [[ -s $scanfile ]] && ! "$CI/splat-scan.sh" --after 'fsaio-vm: command start' "$scanfile" >"$OUT/splats" 2>&1; then
-	nsplat=$(grep -c . "$OUT/splats")
+	nsplat=$(grep -cE "^[0-9]+:" "$OUT/splats")
 	msg "kernel splats in $(basename "$scanfile") ($nsplat lines, see $OUT/splats):"
 	head -5 "$OUT/splats" | sed 's/^/    /' >&2
 	if ((SPLATCHECK)) && [[ $result == PASS ]]; then
@@ -289,3 +292,5 @@ if [[ $result == ERROR ]]; then
 fi
 msg "$result ($reason) after ${elapsed}s; results in $OUT"
 exit "$rc"
+exit
+}
