@@ -229,6 +229,35 @@ t_trace_under_load() {
 }
 TESTS+=(t_trace_under_load)
 
+# -c and -p select what is traced: only the chosen program's 64 reads count.
+t_trace_filters() {
+	need_root
+	local rc
+	mkdir -p "$WORK/f"
+	mkfifo "$WORK/go.fifo"
+	(sleep 2; .output/workloads/uring_read_batch -d "$WORK/f" >/dev/null;
+	 .output/workloads/aio_read_batch -d "$WORK/f" >/dev/null) &
+	$FSAIO trace -d 5 -i 0 -c aio_read_batch --json "$WORK/comm.json" >/dev/null 2>&1; rc=$?
+	wait
+	[[ $rc -eq 0 ]] || die "trace -c rc=$rc"
+	[[ $(jq '.engines.libaio.submitted' "$WORK/comm.json") -eq 64 &&
+	   $(jq '.engines.io_uring.submitted' "$WORK/comm.json") -eq 0 ]] ||
+		die "trace -c: $(jq -c '[.engines.libaio.submitted,.engines.io_uring.submitted]' "$WORK/comm.json")"
+	# -p: a shell that runs the io_uring program once its tracer is attached.
+	sh -c 'read _ ; exec '"$PWD"'/.output/workloads/uring_read_batch -d '"$WORK/f" \
+		<"$WORK/go.fifo" >/dev/null 2>&1 &
+	local pid=$!
+	( sleep 2; echo go >"$WORK/go.fifo" ) &
+	.output/workloads/aio_read_batch -d "$WORK/f" >/dev/null &
+	$FSAIO trace -d 5 -i 0 -p $pid --json "$WORK/pid.json" >/dev/null 2>&1; rc=$?
+	wait
+	[[ $rc -eq 0 ]] || die "trace -p rc=$rc"
+	[[ $(jq '.engines.io_uring.submitted' "$WORK/pid.json") -eq 64 &&
+	   $(jq '.engines.libaio.submitted' "$WORK/pid.json") -eq 0 ]] ||
+		die "trace -p: $(jq -c '[.engines.libaio.submitted,.engines.io_uring.submitted]' "$WORK/pid.json")"
+}
+TESTS+=(t_trace_filters)
+
 echo "KTAP version 1"
 echo "1..${#TESTS[@]}"
 for t in "${TESTS[@]}"; do
