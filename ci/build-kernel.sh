@@ -13,6 +13,9 @@
 #   --print-key      print the cache key and exit
 #   --path           print the bzImage path if it is already built (exit 1 if not)
 #   -j N             parallel jobs (default: nproc)
+#   --force          run make even if this key is already built (the Debian tree
+#                    and patched copies are treated as immutable; --kdir trees
+#                    are always re-made, incrementally)
 #   --check-kernel BZIMAGE [--kbuild DIR]
 #                    check a kernel fsaio did not build against
 #                    ci/config/required.config, using the build tree's .config
@@ -41,7 +44,7 @@ PATCHED=0
 PATCHDIR=$ROOT/patches/linux-6.12
 FLAVOR=
 MODE=build
-CHECK_IMAGE= KBUILD=
+CHECK_IMAGE= KBUILD= FORCE=0
 JOBS=$(nproc)
 
 msg() { printf '[build-kernel] %s\n' "$*" >&2; }
@@ -59,6 +62,7 @@ while [[ $# -gt 0 ]]; do
 	--config-only) MODE=config; shift ;;
 	--print-key) MODE=key; shift ;;
 	--path) MODE=path; shift ;;
+	--force) FORCE=1; shift ;;
 	--check-kernel) MODE=check; CHECK_IMAGE=$2; shift 2 ;;
 	--kbuild) KBUILD=$2; shift 2 ;;
 	-j) JOBS=$2; shift 2 ;;
@@ -236,6 +240,12 @@ if [[ ${#missing[@]} -gt 0 ]]; then
 fi
 msg "config verified: $(grep -c '^CONFIG_' "$MERGED") required options set"
 if [[ $MODE == config ]]; then echo "$OUT/.config"; exit 0; fi
+# Immutable sources: once built, nothing to do (no need to queue for the lock).
+if ((!FORCE)) && [[ -f $KEYDIR/built && -f $BZIMAGE && ( $SRCID == deb || $PATCHED == 1 ) ]]; then
+	msg "up to date (built $(date -r "$KEYDIR/built" '+%F %T'); --force to re-run make)"
+	echo "$BZIMAGE"
+	exit 0
+fi
 
 # ---- build --------------------------------------------------------------------------
 mkdir -p "$(dirname "$CPU_LOCK")"
