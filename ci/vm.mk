@@ -14,7 +14,8 @@
 #
 # Variables: KDIR (kernel source, default the Debian 6.12 tree), FLAVOR
 # (debug), KERNEL, KBUILD, VMCMD (guest command; @OUT@ = the guest's view of
-# the results dir), VMSLOW (dm-delay ms on the scratch disks), VMTIMEOUT,
+# the results dir), VMLABEL (results label for KERNEL=path, default the
+# kernel's release string), VMSLOW (dm-delay ms on the scratch disks), VMTIMEOUT,
 # VMOPTS (extra ci/vm-run.sh options), NOBUILD=1 (use cached kernels only),
 # FSAIO_KCACHE (kernel cache, default /var/cache/fsaio/kernels).
 
@@ -26,6 +27,7 @@ VMCMD		?= ./fsaio check --json @OUT@/fsaio.json
 VMSLOW		?= 0
 VMTIMEOUT	?= 1800
 VMOPTS		?=
+VMLABEL		?=
 NOBUILD		?=
 
 VM_SERIES	:= patches/linux-6.12/series
@@ -81,7 +83,7 @@ vmcheck:
 		esac; \
 		bz=$$(vm_kernel $$k) && [ -f "$$bz" ] || \
 			{ err=1; summary="$$summary\n  $$k: ERROR (no kernel: not built or build failed)"; continue; }; \
-		[ -n "$$label" ] || label=$$(ci/vm-run.sh --print-release --kernel $$bz)$(VM_SUFFIX); \
+		[ -n "$$label" ] || label=$(or $(VMLABEL),$$(ci/vm-run.sh --print-release --kernel $$bz)$(VM_SUFFIX)); \
 		out=$(CURDIR)/$(OUTPUT)/vm/$$label; \
 		echo "vmcheck: $$label: $$bz -> $$out" >&2; \
 		ci/vm-run.sh --kernel $$bz --label $$label --out $$out \
