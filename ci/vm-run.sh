@@ -9,7 +9,7 @@
 #   --label NAME      result label (default: the kernel's release string)
 #   --out DIR         results directory (default: <repo>/.output/vm/<label>)
 #   --timeout SEC     QEMU wall-clock limit (default 900); expiry is an ERROR
-#   --mem SIZE        guest memory (default 2G; 3G with --debug-kernel)
+#   --mem SIZE        guest memory (default 2G; make vmcheck FLAVOR=debug gives 3G)
 #   --cpus N          vCPUs (default 2)
 #   --accel MODE      auto | tcg | kvm (default $FSAIO_VM_ACCEL or auto: use KVM
 #                     only if a cached probe boot showed it works; else TCG -cpu max)
@@ -94,7 +94,7 @@ fi
 [[ -n $OUT ]] || OUT=$ROOT/.output/vm/$LABEL
 mkdir -p "$OUT" || exit 2
 OUT=$(realpath "$OUT")
-[[ -n $MEM ]] || { grep -q 'kasan' <<<"$RELEASE" && MEM=3G || MEM=2G; }
+[[ -n $MEM ]] || MEM=2G
 
 # ---- temp area and cleanup ------------------------------------------------------
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/fsaio-vm.XXXXXX") || exit 2

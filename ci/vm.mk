@@ -34,6 +34,8 @@ VM_SERIES	:= patches/linux-6.12/series
 VM_HAVE_SERIES	:= $(shell grep -qv '^[[:space:]]*\(\#.*\)\?$$' $(VM_SERIES) 2>/dev/null && echo 1)
 VM_BK_ARGS	:= $(if $(KDIR),--kdir $(KDIR)) $(if $(FLAVOR),--flavor $(FLAVOR))
 VM_SUFFIX	:= $(if $(FLAVOR),-$(FLAVOR))
+# KASAN's shadow memory and lockdep want more room.
+VM_DEBUG_OPTS	:= $(if $(filter debug,$(FLAVOR)),--mem 3G)
 
 .PHONY: kernels kernel-stock kernel-patched vmcheck vmshell vmconfig-check
 
@@ -87,7 +89,7 @@ vmcheck:
 		out=$(CURDIR)/$(OUTPUT)/vm/$$label; \
 		echo "vmcheck: $$label: $$bz -> $$out" >&2; \
 		ci/vm-run.sh --kernel $$bz --label $$label --out $$out \
-			--timeout $(VMTIMEOUT) --slow $(VMSLOW) $(VMOPTS) -- '$(VMCMD)'; \
+			--timeout $(VMTIMEOUT) --slow $(VMSLOW) $(VM_DEBUG_OPTS) $(VMOPTS) -- '$(VMCMD)'; \
 		case $$? in 0) ;; 2) err=1 ;; 4) skip=1 ;; *) fail=1 ;; esac; \
 		ln -sfn stdout $$out/results.ktap; \
 		summary="$$summary\n  $$label: $$(cat $$out/result 2>/dev/null || echo 'ERROR (no result)')"; \
