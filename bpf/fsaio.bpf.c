@@ -17,7 +17,7 @@
  *   5. D-state sleeps (sched_switch + kernel stack)
  *   6. workqueue (watched functions only)
  *   7. fentry/fexit: retry armed, wake, resume, libaio kernel completion
- *   8. patched kernel fsaio:* tracepoints (placeholder)
+ *   8. patched kernel fsaio:* tracepoints (raw_tp, optional)
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -48,6 +48,11 @@ __u64 fsaio_seq = 0;
 /* Number of entries in watched_work_funcs: 0 keeps the workqueue hot path
  * to one load and a branch.  Written by the harness through the skeleton. */
 volatile __u32 nr_watched_work_funcs = 0;
+/* Set by the harness once every fsaio:* program (section 8) attached:
+ * libaio retries and completions then come from those tracepoints and the
+ * fentry/fexit programs leave libaio requests alone (no double RETRY or
+ * COMPLETE). */
+volatile __u32 fsaio_tp_on = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -862,6 +867,8 @@ int BPF_PROG(fsaio_fexit_get_pages, struct kiocb *iocb)
 	if ((int)ret != -FSAIO_EIOCBQUEUED && (int)ret != -FSAIO_EIOCBRETRY)
 		return 0;
 	if (kiocb_is_aio(iocb)) {
+		if (fsaio_tp_on)
+			return 0;	/* fsaio_retry reports it */
 		engine = FSAIO_ENGINE_LIBAIO;
 		fsaio_aio_ids(kiocb_to_aio(iocb), &req, &user_data);
 	} else {
@@ -964,6 +971,8 @@ int BPF_PROG(fsaio_fentry_aio_complete, struct kiocb *kiocb, long res)
 	struct fsaio_record *r;
 	__u64 req, user_data;
 
+	if (fsaio_tp_on)
+		return 0;	/* fsaio_complete reports it */
 	if (!trace_all && !ring_tracked(BPF_CORE_READ(a, ki_ctx, user_id)) &&
 	    !trace_current())
 		return 0;
@@ -978,12 +987,218 @@ int BPF_PROG(fsaio_fentry_aio_complete, struct kiocb *kiocb, long res)
 	return 0;
 }
 
-/* ============ 8. patched kernel: fsaio:* tracepoints (placeholder) =========
- * PLACEHOLDER: the fsaio:* tracepoints of patches/linux-6.12 are not defined
- * yet (separate issue).  When they are, add one tracepoint/fsaio/<name>
- * program per event here (submit, wait_bit, retry, wake, resume, complete),
- * reading a trace_event_raw_fsaio_* struct declared locally with
- * preserve_access_index (the pinned vmlinux.h is from a stock kernel), and
- * list them in tracer.c's fsaio_tp[] so they are autoloaded only when
- * /sys/kernel/tracing/events/fsaio/ exists (FEAT_FSAIO_TP).
+/* ============ 8. patched kernel: fsaio:* tracepoints (optional) ============
+ * include/trace/events/fsaio.h of patches/linux-6.12.  The event types are
+ * not in the pinned (stock) vmlinux.h, so these are plain raw_tp programs
+ * reading the TP_PROTO arguments as u64 from ctx->args[] (pointers are
+ * opaque identifiers, never dereferenced).  Autoload is off unless
+ * tracer.c found the events (BTF typedef btf_trace_fsaio_* or tracefs
+ * events/fsaio/).
+ *
+ * Mapping: a libaio request is record.req = the user iocb pointer and
+ * record.tgid = the SUBMITTER's tgid, as the syscall-side SUBMIT/REAP
+ * records have it.  SUBMIT and REAP still come from the syscall
+ * tracepoints; fsaio_submit only remembers req (struct aio_kiocb *) ->
+ * {iocb, data, submitter} for tracked submitters, and every other event
+ * (which may run in interrupt, waker or kworker context) is reported only
+ * for a remembered req, with the submitter's tgid.  fsaio_complete forgets
+ * the req (it may be reused afterwards).
+ *
+ *   fsaio_retry    -> RETRY   site from the wait kind, res = -EIOCBQUEUED,
+ *                             arg0 = pos, arg1 = done, arg2 = retries
+ *   fsaio_wake     -> WAKE    site from the wait kind, arg0 = wait kind,
+ *                             arg1 = deferred
+ *   fsaio_resume   -> RESUME  arg0 = worker pid (current), arg1 = same_mm,
+ *                             arg2 = punt | (mm == NULL) << 1
+ *   fsaio_punt     -> PUNT    res = ret, arg0 = pos, arg1 = done,
+ *                             arg2 = in_worker
+ *   fsaio_complete -> COMPLETE res = res, arg0 = retries
+ *   fsaio_wait_bit -> WAIT_BIT flags FSAIO_F_ASYNC if async, res = ret,
+ *                             arg0 = word, arg1 = bit, arg2 = action
+ * pid/comm stay those of the task the event ran in.
  */
+
+/* enum fsaio_wait_kind of the patched kernel */
+#define FSAIO_WAIT_PAGE_LOCK	1
+#define FSAIO_WAIT_WRITEBACK	2
+#define FSAIO_WAIT_BIT		3
+
+
+struct aio_req_info {
+	__u64 iocb;		/* user struct iocb * */
+	__u64 data;		/* aio_data */
+	__u64 mm;		/* submitter's mm */
+	__u32 tgid;		/* submitter */
+	__u32 pid;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);	/* struct aio_kiocb * */
+	__type(value, struct aio_req_info);
+} aio_reqs SEC(".maps");
+
+static __always_inline __u8 fsaio_wait_site(__u64 kind)
+{
+	switch (kind) {
+	case FSAIO_WAIT_PAGE_LOCK:
+		return FSAIO_SITE_FOLIO_BIT;
+	case FSAIO_WAIT_WRITEBACK:
+		return FSAIO_SITE_WRITEBACK;
+	case FSAIO_WAIT_BIT:
+		return FSAIO_SITE_WAIT_BIT_ACTION;
+	}
+	return FSAIO_SITE_UNKNOWN;
+}
+
+/* A record for a remembered request, in whatever context the event runs. */
+static __always_inline struct fsaio_record *
+fsaio_req_reserve(__u16 type, __u64 req, struct aio_req_info **infop)
+{
+	struct aio_req_info *info;
+	struct fsaio_record *r;
+
+	if (!req)
+		return NULL;
+	info = bpf_map_lookup_elem(&aio_reqs, &req);
+	if (!info)
+		return NULL;
+	r = rec_reserve(type, FSAIO_ENGINE_LIBAIO);
+	if (!r)
+		return NULL;
+	r->req = info->iocb;
+	r->user_data = info->data;
+	r->tgid = info->tgid;
+	if (infop)
+		*infop = info;
+	return r;
+}
+
+/* fsaio_submit(req, iocb, data, opcode, pos, count, async, mm) */
+SEC("raw_tp/fsaio_submit")
+int fsaio_tp_submit(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 req = ctx->args[0], id;
+	struct aio_req_info info = {};
+
+	if (!req || !trace_current())
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	info.iocb = ctx->args[1];
+	info.data = ctx->args[2];
+	info.mm = ctx->args[7];
+	info.tgid = id >> 32;
+	info.pid = (__u32)id;
+	bpf_map_update_elem(&aio_reqs, &req, &info, BPF_ANY);
+	return 0;
+}
+
+/* fsaio_wait_bit(req, iocb, word, bit, action, async, ret): synchronous
+ * waits have no request and are reported for traced tasks. */
+SEC("raw_tp/fsaio_wait_bit")
+int fsaio_tp_wait_bit(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 req = ctx->args[0];
+	struct fsaio_record *r;
+
+	if (req) {
+		r = fsaio_req_reserve(FSAIO_EV_WAIT_BIT, req, NULL);
+	} else {
+		if (!trace_current())
+			return 0;
+		r = rec_reserve(FSAIO_EV_WAIT_BIT, FSAIO_ENGINE_NONE);
+	}
+	if (!r)
+		return 0;
+	r->site = FSAIO_SITE_WAIT_BIT_ACTION;
+	r->flags = (__u8)ctx->args[5] ? FSAIO_F_ASYNC : 0;
+	r->res = (__s32)ctx->args[6];
+	r->arg0 = ctx->args[2];
+	r->arg1 = (__u32)ctx->args[3];
+	r->arg2 = ctx->args[4];
+	rec_submit(r);
+	return 0;
+}
+
+/* fsaio_retry(req, iocb, wait, pos, done, retries) */
+SEC("raw_tp/fsaio_retry")
+int fsaio_tp_retry(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct fsaio_record *r = fsaio_req_reserve(FSAIO_EV_RETRY, ctx->args[0], NULL);
+
+	if (!r)
+		return 0;
+	r->site = fsaio_wait_site((__u32)ctx->args[2]);
+	r->res = -FSAIO_EIOCBQUEUED;
+	r->arg0 = ctx->args[3];
+	r->arg1 = ctx->args[4];
+	r->arg2 = (__u32)ctx->args[5];
+	rec_submit(r);
+	return 0;
+}
+
+/* fsaio_wake(req, iocb, wait, deferred) */
+SEC("raw_tp/fsaio_wake")
+int fsaio_tp_wake(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct fsaio_record *r = fsaio_req_reserve(FSAIO_EV_WAKE, ctx->args[0], NULL);
+
+	if (!r)
+		return 0;
+	r->site = fsaio_wait_site((__u32)ctx->args[2]);
+	r->arg0 = (__u32)ctx->args[2];
+	r->arg1 = (__u8)ctx->args[3];
+	rec_submit(r);
+	return 0;
+}
+
+/* fsaio_resume(req, iocb, mm, submitter, same_mm, punt); the worker is
+ * current. */
+SEC("raw_tp/fsaio_resume")
+int fsaio_tp_resume(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct fsaio_record *r = fsaio_req_reserve(FSAIO_EV_RESUME, ctx->args[0], NULL);
+
+	if (!r)
+		return 0;
+	r->arg0 = r->pid;
+	r->arg1 = (__u8)ctx->args[4] ? 1 : 0;
+	r->arg2 = ((__u8)ctx->args[5] ? 1 : 0) | (ctx->args[2] ? 0 : 2);
+	rec_submit(r);
+	return 0;
+}
+
+/* fsaio_punt(req, iocb, pos, done, ret, in_worker) */
+SEC("raw_tp/fsaio_punt")
+int fsaio_tp_punt(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct fsaio_record *r = fsaio_req_reserve(FSAIO_EV_PUNT, ctx->args[0], NULL);
+
+	if (!r)
+		return 0;
+	r->res = (__s32)ctx->args[4];
+	r->arg0 = ctx->args[2];
+	r->arg1 = ctx->args[3];
+	r->arg2 = (__u8)ctx->args[5] ? 1 : 0;
+	rec_submit(r);
+	return 0;
+}
+
+/* fsaio_complete(req, iocb, data, res, retries) */
+SEC("raw_tp/fsaio_complete")
+int fsaio_tp_complete(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 req = ctx->args[0];
+	struct fsaio_record *r = fsaio_req_reserve(FSAIO_EV_COMPLETE, req, NULL);
+
+	if (r) {
+		r->user_data = ctx->args[2];
+		r->res = (__s32)ctx->args[3];
+		r->arg0 = (__u32)ctx->args[4];
+		rec_submit(r);
+	}
+	if (req)
+		bpf_map_delete_elem(&aio_reqs, &req);
+	return 0;
+}

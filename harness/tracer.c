@@ -24,7 +24,7 @@
 #include "ksyms.h"
 
 #define DEFAULT_RINGBUF		(8u << 20)
-#define MAX_LINKS		32
+#define MAX_LINKS		48
 /* BPF wakes the consumer when 1/WAKEUP_FRACTION of the ring buffer is
  * filled; below that, records wait for the poll timeout (see rec_submit). */
 #define WAKEUP_FRACTION		16
@@ -39,12 +39,14 @@ enum prog_kind {
 	PK_SWITCH_BTF,		/* tp_btf/sched_switch */
 	PK_SWITCH_RAW,		/* raw_tp/sched_switch fallback */
 	PK_FENTRY,		/* fentry/fexit: needs the probe to load+attach */
+	PK_FSAIO_TP,		/* raw_tp on a patched kernel's fsaio:* event */
 };
 
 struct prog_desc {
 	const char *prog;	/* program (function) name in the object */
 	enum prog_kind kind;
-	const char *cat, *name;	/* PK_TP: tracepoint; PK_FENTRY: name = function */
+	const char *cat, *name;	/* PK_TP: tracepoint; PK_FENTRY: name = function;
+				 * PK_FSAIO_TP: name = fsaio event */
 	uint32_t feat;		/* feature bit it contributes to */
 	bool fexit;
 };
@@ -69,6 +71,15 @@ static const struct prog_desc progs[] = {
 	{ "fsaio_uring_local_work_run", PK_TP, "io_uring", "io_uring_local_work_run", 0 },
 	{ "fsaio_work_start", PK_TP, "workqueue", "workqueue_execute_start", FEAT_WORKQUEUE_TP },
 	{ "fsaio_work_end", PK_TP, "workqueue", "workqueue_execute_end", FEAT_WORKQUEUE_TP },
+	/* patched kernel: before the fentry programs, which attach_all()
+	 * tells whether these took over libaio retries and completions */
+	{ "fsaio_tp_submit", PK_FSAIO_TP, "fsaio", "fsaio_submit", FEAT_FSAIO_TP },
+	{ "fsaio_tp_wait_bit", PK_FSAIO_TP, "fsaio", "fsaio_wait_bit", FEAT_FSAIO_TP },
+	{ "fsaio_tp_retry", PK_FSAIO_TP, "fsaio", "fsaio_retry", FEAT_FSAIO_TP },
+	{ "fsaio_tp_wake", PK_FSAIO_TP, "fsaio", "fsaio_wake", FEAT_FSAIO_TP },
+	{ "fsaio_tp_resume", PK_FSAIO_TP, "fsaio", "fsaio_resume", FEAT_FSAIO_TP },
+	{ "fsaio_tp_punt", PK_FSAIO_TP, "fsaio", "fsaio_punt", FEAT_FSAIO_TP },
+	{ "fsaio_tp_complete", PK_FSAIO_TP, "fsaio", "fsaio_complete", FEAT_FSAIO_TP },
 	{ "fsaio_fexit_get_pages", PK_FENTRY, NULL, "filemap_get_pages", FEAT_FEXIT_GET_PAGES, true },
 	{ "fsaio_fentry_async_buf", PK_FENTRY, NULL, "io_async_buf_func", FEAT_FENTRY_ASYNC_BUF },
 	/* the resume half of the wake/resume pair: FEAT_FENTRY_ASYNC_BUF needs both */
@@ -95,7 +106,8 @@ struct tracer {
 	char why_prog[NR_PROGS][96];	/* per fentry target */
 	char why_ksyms[128];
 	bool fentry_load_fell_back;
-	bool fsaio_events_present;
+	bool fsaio_events_present;	/* some fsaio:* event exists */
+	char why_fsaio[128];		/* why FEAT_FSAIO_TP is off although present */
 	int ncpus;
 
 	/* in-order delivery */
@@ -204,6 +216,19 @@ static int probe_btf_attach(const struct btf *vmlinux, const char *name,
 	return err;
 }
 
+/* A patched kernel's fsaio:* event: its raw tracepoint's BTF typedef
+ * (btf_trace_<name>, what raw_tp/tp_btf attach by) or its tracefs dir. */
+static bool fsaio_event_exists(const struct tracer *t, const struct btf *vmlinux,
+			       const char *name)
+{
+	char tname[128];
+
+	snprintf(tname, sizeof(tname), "btf_trace_%s", name);
+	if (btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF) > 0)
+		return true;
+	return tp_exists(t, "fsaio", name);
+}
+
 static const char *errname(int err)
 {
 	switch (-err) {
@@ -230,6 +255,7 @@ static int probe_features(struct tracer *t, char *err, size_t errlen)
 {
 	struct btf *vmlinux;
 	bool fentry_refused = false;
+	int fsaio_missing = 0;
 	size_t i;
 	int ret;
 
@@ -283,6 +309,15 @@ static int probe_features(struct tracer *t, char *err, size_t errlen)
 				vlog(t, "tracepoint %s:%s missing", d->cat, d->name);
 			}
 			break;
+		case PK_FSAIO_TP:
+			t->use[i] = fsaio_event_exists(t, vmlinux, d->name);
+			if (t->use[i]) {
+				t->fsaio_events_present = true;
+			} else {
+				t->feat_missing |= d->feat;
+				fsaio_missing++;
+			}
+			break;
 		case PK_FENTRY:
 			if (t->opts.no_fentry) {
 				snprintf(t->why_prog[i], sizeof(t->why_prog[i]), "disabled (--no-fentry)");
@@ -317,7 +352,11 @@ static int probe_features(struct tracer *t, char *err, size_t errlen)
 		vlog(t, "fentry/fexit refused by this kernel (%s): tracepoints only; "
 		     "retry/wake/resume of io_uring buffered reads and libaio kernel "
 		     "completions are not observed", t->why_fentry);
-	t->fsaio_events_present = tp_exists(t, "fsaio", ".");
+	if (t->fsaio_events_present && fsaio_missing)
+		snprintf(t->why_fsaio, sizeof(t->why_fsaio),
+			 "%d fsaio:* events missing (another patch series?)", fsaio_missing);
+	vlog(t, "fsaio:* tracepoints: %s", !t->fsaio_events_present ? "not present (stock kernel)" :
+	     fsaio_missing ? t->why_fsaio : "present");
 	btf__free(vmlinux);
 	return 0;
 }
@@ -382,18 +421,51 @@ static int open_and_load(struct tracer *t, const char *comm, char *err, size_t e
 	return ret;
 }
 
+/* Did every fsaio:* program attach? */
+static bool fsaio_all_attached(const struct tracer *t)
+{
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < NR_PROGS; i++) {
+		if (progs[i].kind != PK_FSAIO_TP)
+			continue;
+		if (!t->attached[i])
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 static int attach_all(struct tracer *t, char *err, size_t errlen)
 {
 	struct bpf_program *prog;
 	struct bpf_link *link;
+	bool fsaio_checked = false, fsaio_on = false;
 	size_t i;
 	int ret;
 
 	for (i = 0; i < NR_PROGS; i++) {
 		const struct prog_desc *d = &progs[i];
 
+		if (d->kind == PK_FENTRY && !fsaio_checked) {
+			/* every fsaio:* program is attached (they come first):
+			 * libaio retries/completions come from them from now on */
+			fsaio_checked = true;
+			fsaio_on = fsaio_all_attached(t);
+			if (fsaio_on)
+				t->skel->bss->fsaio_tp_on = 1;
+		}
 		if (!t->use[i])
 			continue;
+		if (fsaio_on && !strcmp(d->prog, "fsaio_fentry_aio_complete")) {
+			/* fsaio_complete reports libaio completions: a second
+			 * COMPLETE per request would read as a double completion */
+			t->use[i] = false;
+			snprintf(t->why_prog[i], sizeof(t->why_prog[i]),
+				 "not attached: fsaio_complete reports libaio completions");
+			continue;
+		}
 		prog = bpf_object__find_program_by_name(t->skel->obj, d->prog);
 		link = bpf_program__attach(prog);
 		if (!link) {
@@ -405,6 +477,9 @@ static int attach_all(struct tracer *t, char *err, size_t errlen)
 				return ret;
 			}
 			vlog(t, "attaching %s failed: %s; feature off", d->prog, strerror(-ret));
+			if (d->kind == PK_FSAIO_TP && !t->why_fsaio[0])
+				snprintf(t->why_fsaio, sizeof(t->why_fsaio),
+					 "attaching raw_tp/%s: %s", d->name, errname(ret));
 			if (d->kind == PK_FENTRY)
 				snprintf(t->why_prog[i], sizeof(t->why_prog[i]),
 					 "attach: %s", errname(ret));
@@ -575,13 +650,22 @@ void tracer_print_features(const struct tracer *t, FILE *f)
 				prog_why(t, "fsaio_fentry_io_read"));
 		if (ft & FEAT_FENTRY_AIO_COMPLETE)
 			fprintf(f, "fentry aio_complete_rw: attached (libaio kernel completions)\n");
+		else if (ft & FEAT_FSAIO_TP)
+			fprintf(f, "fentry aio_complete_rw: not attached (fsaio_complete reports "
+				"libaio kernel completions)\n");
 		else
 			fprintf(f, "fentry aio_complete_rw: unavailable (%s); libaio completions "
 				"seen only when reaped\n", prog_why(t, "fsaio_fentry_aio_complete"));
 	}
-	if (t->fsaio_events_present)
-		fprintf(f, "fsaio tracepoints (patched kernel): present, but this tracer has "
-			"no programs for them yet; patched-kernel checks use stock events\n");
+	if (ft & FEAT_FSAIO_TP)
+		fprintf(f, "fsaio tracepoints (patched kernel): attached (libaio submit/retry/"
+			"wake/resume/punt/complete/wait_bit per request%s)\n",
+			(ft & FEAT_FENTRY) ? "; fentry aio_complete_rw and the libaio side of "
+			"fexit filemap_get_pages left to them" : "");
+	else if (t->fsaio_events_present)
+		fprintf(f, "fsaio tracepoints (patched kernel): present but unusable (%s); "
+			"libaio retry/wake/resume not observed\n",
+			t->why_fsaio[0] ? t->why_fsaio : "not attached");
 	else
 		fprintf(f, "fsaio tracepoints (patched kernel): not present (stock kernel); "
 			"libaio blocking in io_submit is the expected result\n");
