@@ -203,6 +203,21 @@ if ((PATCHED)); then
 	fi
 fi
 
+# ---- seed a new key's O= tree from the last build of the same source ---------
+# Kbuild rebuilds only what depends on changed options (fixdep), so a config
+# fragment edit need not be a cold build.  Only for the same source tree
+# (stock keys of one KDIR): a patched key's sources live elsewhere.
+if [[ ! -f $OUT/.config ]] && ((!PATCHED)); then
+	prev=$KCACHE/latest-$KIND${FLAVOR:+-$FLAVOR}
+	if [[ -f $prev/info && -f $prev/build/.config ]] &&
+	   grep -qxF "kdir=$KDIR" "$prev/info" && [[ $(realpath "$prev") != "$KEYDIR" ]]; then
+		msg "seeding $OUT from $(basename "$(realpath "$prev")") (incremental rebuild)"
+		rm -rf "$OUT"
+		cp -a "$prev/build" "$OUT"
+		rm -f "$OUT/.config"	# forces the config step below
+	fi
+fi
+
 # ---- config -----------------------------------------------------------------------
 MAKE=(make -C "$SRC" O="$OUT" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc")
 export CCACHE_NOHASHDIR=1 CCACHE_BASEDIR=$KCACHE
