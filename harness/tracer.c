@@ -632,8 +632,10 @@ void tracer_print_features(const struct tracer *t, FILE *f)
 		fprintf(f, "fentry/fexit: available\n");
 	else
 		fprintf(f, "fentry/fexit: unavailable (%s); per-request retry/wake/resume of "
-			"io_uring buffered reads not observable, retry_lifecycle SKIPs\n",
-			t->why_fentry[0] ? t->why_fentry : "not probed");
+			"io_uring buffered reads not observable%s\n",
+			t->why_fentry[0] ? t->why_fentry : "not probed",
+			(ft & FEAT_FSAIO_TP) ? " (libaio's come from the fsaio tracepoints)" :
+			", retry_lifecycle SKIPs");
 	if (ft & FEAT_FENTRY) {
 		if (ft & FEAT_FEXIT_GET_PAGES)
 			fprintf(f, "fexit filemap_get_pages: attached (retry armed, -EIOCBQUEUED)\n");
