@@ -164,6 +164,8 @@ struct checker {
 	uint64_t lifecycles;	/* accepted lifecycles, all engines */
 	uint64_t rejected;	/* libaio batch entries io_submit refused */
 	uint64_t unmatched_uring; /* io_uring COMPLETE of unknown requests */
+	uint64_t unmatched_libaio; /* libaio events of unknown requests, when
+				    * cfg.libaio_submit_unseen */
 	uint64_t unattributed;	/* RETRY/WAKE/RESUME/PUNT without req */
 
 	/* seq accounting */
@@ -634,6 +636,8 @@ static bool completion_orphan(struct checker *c, struct lc *l,
 		fail_note(&c->eonce, l, "%s of a request io_submit rejected", what);
 	} else if (r->engine == FSAIO_ENGINE_IO_URING) {
 		c->unmatched_uring++;
+	} else if (c->cfg.libaio_submit_unseen) {
+		c->unmatched_libaio++;
 	} else {
 		struct fail *f = &c->eonce;
 
@@ -721,6 +725,11 @@ static struct lc *retry_target(struct checker *c, const struct fsaio_record *r,
 		return NULL;
 	}
 	l = lc_find(c, r, false);
+	if ((!l || !(l->flags & LC_ACTIVE)) && r->engine == FSAIO_ENGINE_LIBAIO &&
+	    c->cfg.libaio_submit_unseen) {
+		c->unmatched_libaio++;
+		return NULL;
+	}
 	if (!l || !(l->flags & LC_ACTIVE)) {
 		struct fail *f = &c->retry;
 
@@ -1048,6 +1057,10 @@ static void finish_exactly_once(struct checker *c)
 	if (c->eonce.count)
 		set_result(ir, VERDICT_FAIL, c->lifecycles, "%" PRIu64 " violations; first: %s",
 			   c->eonce.count, c->eonce.first);
+	else if (!c->lifecycles && c->unmatched_libaio)
+		set_result(ir, VERDICT_SKIP, 0, "libaio submits not observable (no syscalls: "
+			   "tracepoints); %" PRIu64 " kernel events of libaio requests seen",
+			   c->unmatched_libaio);
 	else if (!c->lifecycles)
 		set_result(ir, VERDICT_SKIP, 0, "no async requests%s", extra);
 	else

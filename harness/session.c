@@ -18,6 +18,7 @@ struct checker_config session_checker_config(uint32_t features)
 	cfg.see_retry = (features & FEAT_FSAIO_TP) || fentry_retry;
 	cfg.see_libaio_kernel_complete = features & (FEAT_FSAIO_TP |
 						     FEAT_FENTRY_AIO_COMPLETE);
+	cfg.libaio_submit_unseen = !(features & FEAT_SYSCALL_TP);
 	cfg.libaio_async_expected = (features & FEAT_FSAIO_TP) &&
 				    (features & FEAT_X_LIBAIO_ASYNC);
 	cfg.skip_retry_reason = (features & FEAT_FENTRY) ?

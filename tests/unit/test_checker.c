@@ -167,6 +167,39 @@ TEST(reap_of_unsubmitted_iocb_fails)
 	checker_free(c);
 }
 
+/* A kernel without syscalls: tracepoints shows libaio kernel events
+ * (fsaio:* or fentry) but no submits: not a failure, a SKIP that says so. */
+TEST(libaio_submits_unobservable_skips)
+{
+	struct checker_config cfg = synth_cfg_all();
+	struct checker *c;
+
+	cfg.libaio_submit_unseen = true;
+	c = new_checker(cfg);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
+	aio_complete(c, IOCB, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_SKIP, V(c, INV_EXACTLY_ONCE));
+	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "not observable"))
+		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	EXPECT_NE(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
+	checker_free(c);
+}
+
+/* ... but where submits are observable the same stream fails. */
+TEST(libaio_kernel_events_of_unsubmitted_fail)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	aio_complete(c, IOCB, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
+	checker_free(c);
+}
+
 TEST(io_uring_complete_of_unsubmitted_is_counted_not_failed)
 {
 	struct checker *c = new_checker(synth_cfg_all());
