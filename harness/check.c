@@ -122,14 +122,6 @@ static const char *project_root(void)
 	return root;
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void set_check(struct invariant_result *ir, const char *name,
 		      enum verdict v, uint64_t obs, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));

@@ -24,6 +24,9 @@ void fsaio_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern volatile int fsaio_interrupted;
 void fsaio_install_signals(void);
 
+/* CLOCK_MONOTONIC in seconds */
+double now_seconds(void);
+
 /* uname -r */
 const char *kernel_release(void);
 

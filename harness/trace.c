@@ -102,14 +102,6 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void print_periodic(double t, const struct checker_stats *st,
 			   uint64_t lost)
 {

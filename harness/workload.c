@@ -200,9 +200,7 @@ int workload_parse_fio_json(const char *path, struct workload_report *out,
 		snprintf(out->engine, sizeof(out->engine), "%s", fio_engine(root, job));
 		for (int d = 0; d < 2; d++) {
 			uint64_t ios = jget_u64(job, dirs[d], "total_ios");
-			uint64_t n = jget_u64(job, dirs[d], NULL);
 
-			(void)n;
 			out->submitted += ios;
 			out->completed += ios;
 			slat_sum += ios * jget_double(job, dirs[d], "slat_ns", "mean");
@@ -212,8 +210,6 @@ int workload_parse_fio_json(const char *path, struct workload_report *out,
 	}
 	if (out->slat_samples)
 		out->slat_mean_ns = slat_sum / out->slat_samples;
-	if (!strcmp(out->engine, "io_uring"))
-		snprintf(out->engine, sizeof(out->engine), "io_uring");
 	snprintf(out->line, sizeof(out->line),
 		 "fio: engine=%s ios=%" PRIu64 " errors=%" PRIu64 " slat_mean_us=%.1f",
 		 out->engine, out->submitted, out->errors, out->slat_mean_ns / 1e3);
