@@ -8,5 +8,7 @@ int cmd_check(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_features(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

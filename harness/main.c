@@ -7,6 +7,8 @@
  *   fsaio [-v] replay [--json F] FILE
  *   fsaio [-v] features
  *   fsaio list
+ *   fsaio compare [-c] [-s] A.json B.json
+ *   fsaio bench show FILE
  */
 #include <errno.h>
 #include <signal.h>
@@ -90,6 +92,8 @@ static const struct command {
 	{ "replay", cmd_replay, "re-check the invariants on a recorded event log" },
 	{ "features", cmd_features, "probe what this kernel lets fsaio observe" },
 	{ "list", cmd_list, "list the workloads of the default suite" },
+	{ "compare", cmd_compare, "two result sets (bench.json or --json) side by side, B/A, noise" },
+	{ "bench", cmd_bench, "show a benchmark result (run it with 'make bench')" },
 };
 
 static void usage(FILE *f)
@@ -140,7 +144,7 @@ int main(int argc, char **argv)
 	for (c = 0; c < sizeof(commands) / sizeof(commands[0]); c++)
 		if (!strcmp(argv[i], commands[c].name))
 			return commands[c].fn(argc - i, argv + i);
-	fsaio_err("unknown command '%s'; commands: trace, check, replay, features, list",
+	fsaio_err("unknown command '%s'; commands: trace, check, replay, features, list, compare, bench",
 		  argv[i]);
 	return EXIT_USAGE;
 }
