@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # fsaio: one entry point.
 #   make            build the BPF objects, skeleton, fsaio and the workloads
-#   make check      unit tests + end-to-end tests on the running kernel
+#   make check      unit tests, end-to-end tests on the running kernel, and
+#                   the suite in QEMU on the stock and patched 6.12 kernels
+#                   (built and cached on first use; VMTIER=stock|patched|none)
+#   make check-host unit tests + end-to-end tests on the running kernel only
 #   make run        the main job: fsaio check over the default workload suite
 #   make vmlinux    regenerate bpf/vmlinux.h from the running kernel's BTF
 #   make clean
@@ -32,7 +35,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 
 DEPS_STAMP := $(OUTPUT)/.deps-installed
 
-.PHONY: all deps check unit e2e run vmlinux clean
+.PHONY: all deps check check-host unit e2e run vmlinux clean
 all: fsaio $(WORKLOADS)
 
 # Install missing Debian packages once per checkout (idempotent script).
@@ -69,7 +72,12 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(CORE_OBJS) tests/unit/kselftest_harness.h
 unit: $(UNIT_TESTS)
 	@for t in $(UNIT_TESTS); do $$t || exit 1; done
 
+VMTIER	?= both
 check: all $(UNIT_TESTS)
+	@$(if $(filter none,$(VMTIER)),,ci/install-deps.sh --vm >/dev/null &&) \
+	tests/run-all.sh $(if $(filter none,$(VMTIER)),,--vm $(VMTIER)) $(UNIT_TESTS)
+
+check-host: all $(UNIT_TESTS)
 	@tests/run-all.sh $(UNIT_TESTS)
 
 run: all

@@ -1,11 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Run every test of fsaio: the unit-test binaries given as arguments
-# (kselftest_harness) and then the end-to-end tests on the running kernel.
+# (kselftest_harness), the end-to-end tests on the running kernel, and with
+# --vm KERNELS the workload suite inside QEMU on those kernels (make vmcheck;
+# KERNELS = both | stock | patched; builds them unless cached).
 # Ends with the line "N passed, N failed, N skipped".
 set -u
 cd "$(dirname "$0")/.."
 pass=0 fail=0 skip=0
+VM=
+if [[ ${1:-} == --vm ]]; then VM=$2; shift 2; fi
 
 # Add a kselftest "# Totals: pass:P fail:F xfail:X xpass:Y skip:S error:E" line.
 add_totals() {
@@ -35,6 +39,41 @@ out_file=$(mktemp)
 trap 'rm -f "$out_file"' EXIT
 tests/e2e/run.sh | tee "$out_file"
 add_totals "$(cat "$out_file")" || { echo "not ok - e2e printed no totals"; fail=$((fail + 1)); }
+
+# VM tier: every check of every workload on each kernel counts as a test
+# (XFAIL as passed, as kselftest does); a guest ERROR (panic, hang, timeout,
+# no result) or a failing workload without a failing check counts as failed.
+vm_tier() {
+	local k label dir res p f s nf
+	echo "# vm: make vmcheck KERNEL=$VM (kernel builds are cached in /var/cache/fsaio/kernels)"
+	make --no-print-directory vmcheck KERNEL="$VM"
+	case $VM in both) set -- stock patched ;; *) set -- "$VM" ;; esac
+	for k in "$@"; do
+		label=$k dir=.output/vm/$k
+		res=$(cat "$dir/result" 2>/dev/null || echo "ERROR no result")
+		if [[ ! -s $dir/stdout || $res == ERROR* ]]; then
+			echo "not ok - vm $label: $res"
+			fail=$((fail + 1))
+			continue
+		fi
+		p=$(grep -cE '^    ok [0-9]+ [^#]*($|# XFAIL)' "$dir/stdout")
+		s=$(grep -cE '^    ok [0-9]+ .*# SKIP' "$dir/stdout")
+		f=$(grep -cE '^    not ok ' "$dir/stdout")
+		nf=$(grep -cE '^not ok ' "$dir/stdout")
+		grep -E '^    not ok |^not ok ' "$dir/stdout" | sed "s/^ */# vm $label: /"
+		if ((nf > 0 && f == 0)); then
+			echo "not ok - vm $label: $nf workload(s) failed without a failing check"
+			f=1
+		fi
+		if [[ $res == FAIL* ]] && ((f == 0)); then
+			echo "not ok - vm $label: $res"
+			f=1
+		fi
+		echo "# vm $label: pass:$p fail:$f skip:$s ($res)"
+		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	done
+}
+[[ -n $VM ]] && vm_tier
 
 echo "$pass passed, $fail failed, $skip skipped"
 [[ $fail -eq 0 ]]
