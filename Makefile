@@ -91,3 +91,4 @@ clean:
 
 # Kernel builds and QEMU runs (make kernels, make vmcheck) live in ci/vm.mk.
 -include ci/vm.mk
+-include ci/bench.mk

@@ -791,6 +791,26 @@ int cmd_compare(int argc, char **argv)
 
 /* ------------------------------------------------------------ bench show */
 
+/* Text folded at spaces to lines of at most width columns, indented. */
+static void print_wrapped(const char *s, int indent, int width)
+{
+	while (*s) {
+		int len = strlen(s), cut = len;
+
+		if (len > width - indent) {
+			for (cut = width - indent; cut > 0 && s[cut] != ' '; cut--)
+				;
+			if (!cut)
+				for (cut = width - indent; s[cut] && s[cut] != ' '; cut++)
+					;
+		}
+		printf("%*s%.*s\n", indent, "", cut, s);
+		s += cut;
+		while (*s == ' ')
+			s++;
+	}
+}
+
 static void show_parts(const struct resultset *rs)
 {
 	size_t i;
@@ -861,7 +881,7 @@ static int show_bench(const char *path)
 		       f->goal ? f->goal : "",
 		       f->met < 0 ? "" : f->met ? "met" : "MISSED");
 		if (f->note)
-			printf("%-*s   %s\n", w, "", f->note);
+			print_wrapped(f->note, 4, 96);
 		if (f->met == 1)
 			met++;
 		else if (f->met == 0)

@@ -1,0 +1,187 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Plots of a benchmark result, drawn only from bench.json (so they agree
+# with the table `fsaio bench show` prints), as SVG and PNG (gnuplot).
+#
+#   ci/bench-plot.sh BENCH_JSON OUTDIR
+#
+#   tracer-throughput   part tracer: IOPS untraced vs traced per engine, ± stddev
+#   table-throughput    part fsaio-table: figures in MB/s (or MiB/s), by workload
+#   table-iops          part fsaio-table: figures in IOPS, by workload
+#   slat-cdf-<workload> part fsaio-table: submit-latency CDF from the slat_pNN
+#                       percentile figures, one line per series
+#   syncpath-insn       part syncpath: instructions per operation by kernel
+#
+# Series and group of a figure: its "series" and "group" fields if present,
+# else the second and third..second-to-last dot-separated fields of its id
+# (<part>.<series>.<group...>.<metric>).  A plot without figures is skipped
+# with the reason (the part's status).  Writes OUTDIR/plots.json: what was
+# drawn, from which figures, or why not.  Exit: 0, 1 gnuplot failed, 2 usage.
+set -uo pipefail
+{
+
+[[ $# -eq 2 && -f $1 ]] || { echo "usage: $0 BENCH_JSON OUTDIR" >&2; exit 2; }
+JSON=$1 OUT=$2
+command -v gnuplot >/dev/null ||
+	{ echo "bench-plot: gnuplot not installed (ci/install-deps.sh installs gnuplot-nox)" >&2; exit 1; }
+mkdir -p "$OUT" || exit 1
+TMP=$(mktemp -d /tmp/fsaio-plot.XXXXXX) || exit 1
+trap 'rm -rf "$TMP"' EXIT
+FAILED=0
+: >"$TMP/plots.tsv"	# name, status, files or reason
+
+# Common jq: series/group/metric of a figure.
+JQ_DEFS='
+def sgm: (.id | split(".")) as $f
+	| {series: (.series // $f[1] // "?"), group: (.group // ($f[2:-1] | join(".")) | if . == "" then "-" else . end),
+	   metric: ($f[-1])};
+'
+
+# part_reason PART: "part P skipped: reason" for a plot without figures
+part_reason() {
+	jq -r --arg p "$1" '(.parts // [] | map(select(.name == $p)) | .[0]) as $s
+		| if $s == null then "part \($p) not in bench.json"
+		  elif $s.status != "ok" then "part \($p) \($s.status): \($s.reason // "no reason given")"
+		  else "part \($p) has no such figures" end' "$JSON"
+}
+
+note() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$TMP/plots.tsv"; echo "plot $1: $2${3:+: $3}"; }
+
+# render NAME GNUPLOT-BODY: NAME.svg and NAME.png in OUT
+render() {
+	local name=$1 body=$2 t ok=1
+	for t in svg png; do
+		{
+			if [[ $t == svg ]]; then
+				echo "set terminal svg size 900,520 dynamic enhanced font 'sans,11' background rgb 'white'"
+			else
+				echo "set terminal pngcairo size 900,520 enhanced font 'sans,10' background rgb 'white'"
+			fi
+			echo "set output '$OUT/$name.$t'"
+			echo "$body"
+		} >"$TMP/$name.$t.gp"
+		gnuplot "$TMP/$name.$t.gp" 2>"$TMP/$name.$t.err" || {
+			echo "bench-plot: gnuplot failed for $name.$t: $(head -3 "$TMP/$name.$t.err")" >&2
+			ok=0
+		}
+	done
+	if ((ok)); then
+		note "$name" drawn "$name.svg $name.png"
+	else
+		note "$name" error "gnuplot failed"
+		FAILED=1
+	fi
+}
+
+# pivot FILTER > TSV: header "group<TAB>s1<TAB>s1_sd..." and one row per
+# group; FILTER selects figures.  Missing cells are "?".
+pivot() {
+	jq -r "$JQ_DEFS"'
+	[.figures[] | select('"$1"') | select(.value != null) | . + sgm] as $f
+	| def firsts: reduce .[] as $x ([]; if index([$x]) then . else . + [$x] end);
+	  ($f | map(.series) | firsts) as $S
+	| ($f | map(.group) | firsts) as $G
+	| if ($f | length) == 0 then empty else
+	  (["group"] + ($S | map(., . + " sd")) | @tsv),
+	  ($G[] as $g | [$g] + ($S | map(. as $s | ($f | map(select(.group == $g and .series == $s)) | .[0]) as $x
+	      | if $x == null then "?", "?" else $x.value, ($x.stddev // 0) end)) | @tsv)
+	  end' "$JSON"
+}
+
+# bars NAME TITLE YLABEL TSV: clustered bars with error bars
+bars() {
+	local name=$1 title=$2 ylabel=$3 tsv=$4 nser
+	nser=$(( ($(head -1 "$tsv" | awk -F'\t' '{ print NF }') - 1) / 2 ))
+	render "$name" "
+set title \"$title\" noenhanced
+set datafile separator '\t'
+set datafile missing '?'
+set style data histogram
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.75 border -1
+set boxwidth 0.9
+set key outside right top noenhanced
+set ylabel '$ylabel'
+set yrange [0:*]
+set xtics rotate by -25 noenhanced
+set grid ytics
+plot for [i=0:$((nser - 1))] '$tsv' using (column(2+2*i)):(column(3+2*i)):xtic(1) title columnheader(2+2*i)"
+}
+
+# ------------------------------------------------------------ tracer
+pivot '.part == "tracer" and (.id | test("^tracer\\.(un)?traced\\.[^.]+\\.iops$"))' >"$TMP/tracer.tsv"
+if [[ -s $TMP/tracer.tsv ]]; then
+	title=$(jq -r '[.ratios[] | select(.part == "tracer") | "\(.id | split(".")[1]) \(.value)"] | join(", ")' "$JSON")
+	bars tracer-throughput "4 KiB cached random reads, untraced vs under fsaio trace (mean ± stddev)\\ntraced/untraced: $title" IOPS "$TMP/tracer.tsv"
+else
+	note tracer-throughput skipped "$(part_reason tracer)"
+fi
+
+# ------------------------------------------------------------ fsaio-table
+pivot '.part == "fsaio-table" and (.unit | test("^MB/s$|^MiB/s$"))' >"$TMP/tput.tsv"
+if [[ -s $TMP/tput.tsv ]]; then
+	bars table-throughput "The FSAIO table on 6.12: throughput" \
+		"$(jq -r '[.figures[] | select(.part == "fsaio-table" and (.unit | test("^MB/s$|^MiB/s$")))][0].unit' "$JSON")" "$TMP/tput.tsv"
+else
+	note table-throughput skipped "$(part_reason fsaio-table)"
+fi
+pivot '.part == "fsaio-table" and .unit == "IOPS"' >"$TMP/iops.tsv"
+if [[ -s $TMP/iops.tsv ]]; then
+	bars table-iops "The FSAIO table on 6.12: IOPS" IOPS "$TMP/iops.tsv"
+else
+	note table-iops skipped "$(part_reason fsaio-table)"
+fi
+
+# Submit-latency CDFs: for each group (workload), one line per series
+# through the points (latency, percentile).
+jq -r "$JQ_DEFS"'
+	[.figures[] | select(.part == "fsaio-table" and (.id | test("\\.slat_p[0-9.]+$")) and .value != null)
+	 | . + sgm | .pct = (.id | capture("slat_p(?<p>[0-9.]+)$").p | tonumber)]
+	| group_by(.group)[] | .[0].group as $g
+	| "\($g)\t\(.[0].unit)\t" + ([group_by(.series)[] | .[0].series + "=" + (sort_by(.pct) | map("\(.value):\(.pct)") | join(","))] | join(";"))' \
+	"$JSON" >"$TMP/cdf.list"
+if [[ -s $TMP/cdf.list ]]; then
+	while IFS=$'\t' read -r group unit series; do
+		safe=${group//[^A-Za-z0-9_.-]/_}
+		: >"$TMP/cdf-$safe.dat"
+		titles=()
+		IFS=';' read -ra sers <<<"$series"
+		for s in "${sers[@]}"; do
+			titles+=("${s%%=*}")
+			tr ',' '\n' <<<"${s#*=}" | tr ':' '\t' >>"$TMP/cdf-$safe.dat"
+			printf '\n\n' >>"$TMP/cdf-$safe.dat"
+		done
+		plot="plot "
+		for i in "${!titles[@]}"; do
+			plot+="'$TMP/cdf-$safe.dat' index $i using 1:2 with linespoints title '${titles[$i]}', "
+		done
+		render "slat-cdf-$safe" "
+set title 'Submit latency (fio slat) CDF: $group' noenhanced
+set datafile separator '\t'
+set logscale x
+set xlabel 'submit latency ($unit)'
+set ylabel 'percentile'
+set yrange [0:100]
+set key outside right top noenhanced
+set grid
+${plot%, }"
+	done <"$TMP/cdf.list"
+else
+	note slat-cdf skipped "$(part_reason fsaio-table)"
+fi
+
+# ------------------------------------------------------------ syncpath
+pivot '.part == "syncpath" and (.unit | ascii_downcase | test("instruction|insn"))' >"$TMP/insn.tsv"
+if [[ -s $TMP/insn.tsv ]]; then
+	bars syncpath-insn "Instructions per synchronous operation by kernel (QEMU -icount)" \
+		"$(jq -r '[.figures[] | select(.part == "syncpath" and (.unit | ascii_downcase | test("instruction|insn")))][0].unit' "$JSON")" \
+		"$TMP/insn.tsv"
+else
+	note syncpath-insn skipped "$(part_reason syncpath)"
+fi
+
+jq -Rn '[inputs | split("\t") | {name: .[0], status: .[1]} +
+	(if .[1] == "drawn" then {files: (.[2] | split(" "))} else {reason: .[2]} end)]' \
+	"$TMP/plots.tsv" >"$OUT/plots.json" || FAILED=1
+exit $FAILED
+}

@@ -1,0 +1,468 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: run the benchmark parts, merge them into bench.json (schema
+# fsaio-bench/1, see ci/README.md "Benchmarks"), print the table, draw plots.
+#
+#   ci/bench.sh [-h]
+#
+# Parts:
+#   tracer       host: 4 KiB cached random reads (fio psync, io_uring) without
+#                and with `fsaio trace` attached, interleaved A/B pairs; the
+#                highest event rate traced with zero lost records; a perf
+#                profile of where the traced run's CPU time goes
+#   syncpath,    VM: run by the hook ci/bench-vm.sh PARTS_DIR if it exists
+#   fsaio-table  (cached stock/patched kernels); else recorded as skipped
+#
+# Environment:
+#   BENCH_PARTS="tracer vm"   which to run (a part not run is recorded as skipped)
+#   BENCH_RUNTIME=3           seconds per fio run in the tracer part
+#   BENCH_PAIRS=5             untraced/traced pairs per engine (at least 3)
+#   BENCH_NICE=-10            niceness of fio and the tracer in the tracer part
+#   BENCH_OUT=.output/bench   results: bench.json, parts/, logs/, plots
+#
+# Exit status: 0 the benchmark ran (missed goals and skipped parts are
+# reported, not failures); 1 a measurement, the merge or the plots failed
+# (ERROR); 2 usage; 4 not root (nothing could be measured).
+set -uo pipefail
+# One compound command: editing this file cannot break a running copy.
+{
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT" || exit 1
+OUT=${BENCH_OUT:-$ROOT/.output/bench}
+PARTS_DIR=$OUT/parts
+LOGS=$OUT/logs
+RUNTIME=${BENCH_RUNTIME:-3}
+PAIRS=${BENCH_PAIRS:-5}
+SELECT=${BENCH_PARTS:-tracer vm}
+FSAIO=$ROOT/fsaio
+SCHEMA=fsaio-bench/1
+VM_PARTS=(syncpath fsaio-table)
+FILE_SIZE=128m		# the cached file: fits in memory, larger than the CPU caches
+# fio and the tracer run at this niceness, ahead of kernel builds (nice 10)
+# and other background work on a shared machine; recorded in tracer.json.
+NICE=${BENCH_NICE:--10}
+URING_DEPTH=8
+GOAL_TRACED=">= 0.97"	# issue 5: at most 3% throughput loss under tracing
+
+msg() { printf '[bench] %s\n' "$*" >&2; }
+usage() { awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit "${1:-2}"; }
+[[ ${1:-} == -h || ${1:-} == --help ]] && usage 0
+[[ $# -eq 0 ]] || usage 2
+[[ $RUNTIME =~ ^[1-9][0-9]*$ && $PAIRS =~ ^[1-9][0-9]*$ ]] ||
+	{ msg "BENCH_RUNTIME and BENCH_PAIRS must be positive integers"; exit 2; }
+((PAIRS >= 3)) || msg "warning: BENCH_PAIRS=$PAIRS: fewer than 3 pairs give a poor spread"
+
+WORK= TPID= TCPU= TCPU0= ERRORS=0
+cleanup() {
+	[[ -n $TPID ]] && kill -INT "$TPID" 2>/dev/null && wait "$TPID" 2>/dev/null
+	[[ -n $WORK && -d $WORK ]] && rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'msg "interrupted"; exit 1' INT TERM HUP
+
+selected() { [[ " $SELECT " == *" $1 "* ]]; }
+now() { date +%s.%N; }
+since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.0f", a - b }'; }
+
+# part_stub NAME STATUS REASON: a part file without figures (skipped, error).
+part_stub() {
+	jq -n --arg s "$SCHEMA" --arg p "$1" --arg st "$2" --arg r "$3" --arg k "$(uname -r)" \
+		'{schema: $s, part: $p, status: $st, reason: $r, kernel: $k, figures: [], ratios: []}' \
+		>"$PARTS_DIR/$1.json"
+	[[ $2 == error ]] && ERRORS=$((ERRORS + 1))
+	msg "part $1: $2: $3"
+}
+
+# ------------------------------------------------------------ tracer part
+
+# fio_cmd ENGINE [extra fio options...]: the fio command line, one word per line
+fio_args() {
+	local engine=$1
+	shift
+	printf '%s\n' nice -n "$NICE" fio --name=bench --filename="$WORK/hot.dat" --size=$FILE_SIZE \
+		--rw=randread --bs=4k --ioengine="$engine" --time_based --runtime="$RUNTIME" \
+		--invalidate=0 --norandommap --randrepeat=0 --group_reporting "$@"
+	[[ $engine == io_uring ]] && echo --iodepth=$URING_DEPTH
+}
+
+# run_fio LABEL ARGS...: run fio, JSON in $WORK/LABEL.json; fails on any fio error.
+run_fio() {
+	local label=$1 json=$WORK/$1.json
+	shift
+	"$@" --output-format=json --output="$json" >"$WORK/$label.log" 2>&1 &&
+		jq -e '.jobs[0].error == 0 and .jobs[0].read.total_ios > 0' "$json" >/dev/null ||
+		{ msg "fio $label failed: $(tail -2 "$WORK/$label.log" | tr '\n' ' ')"; return 1; }
+}
+
+# proc_cpu PID: user+system CPU seconds of a process so far
+proc_cpu() { awk '{ print ($14 + $15) / '"$(getconf CLK_TCK)"' }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# trace_start JSON: fsaio trace in the background; returns once its BPF
+# programs are attached (it prints "fsaio: tracing ..." after attaching).
+trace_start() {
+	local i
+	nice -n "$NICE" "$FSAIO" trace -i 0 -d $((RUNTIME * 3 + 60)) --json "$1" >"$1.out" 2>"$1.err" &
+	TPID=$!
+	for ((i = 0; i < 300; i++)); do
+		if grep -q '^fsaio: tracing' "$1.err"; then
+			TCPU0=$(proc_cpu "$TPID")	# loading and attaching are not counted
+			return 0
+		fi
+		kill -0 "$TPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	msg "fsaio trace did not attach: $(tail -2 "$1.err" | tr '\n' ' ')"
+	kill -INT "$TPID" 2>/dev/null
+	wait "$TPID"
+	TPID=
+	return 1
+}
+
+# trace_stop JSON: stop the tracer; its CPU seconds since it attached in
+# TCPU (the consumer's cost; counted until the stop); fails if it
+# wrote no JSON (exit 1 with a JSON is lost records: measured, not an error).
+# Not in a subshell: it waits for its child.
+trace_stop() {
+	local rc
+	TCPU=$(awk -v a="$(proc_cpu "$TPID")" -v b="${TCPU0:-0}" 'BEGIN { print a - b }')
+	kill -INT "$TPID"
+	wait "$TPID"
+	rc=$?
+	TPID=
+	if [[ $rc -ne 0 && $rc -ne 1 ]] || ! jq -e '.lost_events' "$1" >/dev/null 2>&1; then
+		msg "fsaio trace failed (exit $rc): $(tail -2 "$1.err" | tr '\n' ' ')"
+		return 1
+	fi
+}
+
+# one_run MODE LABEL ENGINE [fio options]: one measured run; appends a row to
+# $WORK/runs.tsv: mode label engine iops ios runtime_ms records lost tracer_cpu_s
+one_run() {
+	local mode=$1 label=$2 engine=$3 cpu=0 rec=0 lost=0
+	local -a cmd
+	shift 3
+	mapfile -t cmd < <(fio_args "$engine" "$@")
+	if [[ $mode == traced ]]; then
+		trace_start "$WORK/$label.trace.json" || return 1
+		run_fio "$label" "${cmd[@]}" || { trace_stop "$WORK/$label.trace.json"; return 1; }
+		trace_stop "$WORK/$label.trace.json" || return 1
+		cpu=${TCPU:-0}
+		rec=$(jq '.runs[0].records' "$WORK/$label.trace.json")
+		lost=$(jq '.lost_events' "$WORK/$label.trace.json")
+	else
+		run_fio "$label" "${cmd[@]}" || return 1
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$label" "$engine" \
+		"$(jq '.jobs[0].read.iops' "$WORK/$label.json")" \
+		"$(jq '.jobs[0].read.total_ios' "$WORK/$label.json")" \
+		"$(jq '.jobs[0].read.runtime' "$WORK/$label.json")" "$rec" "$lost" "$cpu" \
+		>>"$WORK/runs.tsv"
+	# The exact command, for bench.json.
+	printf '%s\t%s\n' "$label" "$( [[ $mode == traced ]] &&
+		printf '%s ' nice -n "$NICE" "$FSAIO" trace -i 0 --json T.json '&' ; printf '%q ' "${cmd[@]}")" \
+		>>"$WORK/commands.tsv"
+	printf '  %-20s %10.0f IOPS' "$label" "$(jq '.jobs[0].read.iops' "$WORK/$label.json")" >&2
+	[[ $mode == traced ]] && printf '  records %s lost %s' "$rec" "$lost" >&2
+	echo >&2
+}
+
+# perf_profile: where a traced io_uring run spends fio's CPU time, as
+# "symbol<TAB>children%" rows in $WORK/profile.tsv.
+perf_profile() {
+	local -a cmd
+	command -v perf >/dev/null || { msg "perf not installed: no profile"; return 1; }
+	mapfile -t cmd < <(fio_args io_uring)
+	trace_start "$WORK/prof.trace.json" || return 1
+	perf record -q -e cpu-clock -F 1999 -g -o "$WORK/perf.data" -- \
+		"${cmd[@]}" --output-format=json --output="$WORK/prof.json" >"$WORK/perf.log" 2>&1
+	local rc=$?
+	trace_stop "$WORK/prof.trace.json"
+	[[ $rc -eq 0 ]] || { msg "perf record failed: $(tail -1 "$WORK/perf.log")"; return 1; }
+	perf report -i "$WORK/perf.data" --children --stdio --sort sym -g none 2>/dev/null |
+		awk '$1 ~ /%$/ && $2 ~ /%$/ { sub(/%/, "", $1); print $NF "\t" $1 }' >"$WORK/profile.tsv"
+	[[ -s $WORK/profile.tsv ]]
+}
+
+part_tracer() {
+	local t0 eng p i sweep_ok=1
+	t0=$(now)
+	if [[ $(id -u) -ne 0 ]]; then
+		part_stub tracer skipped "needs root (BPF tracing)"
+		return
+	fi
+	for c in fio jq "$FSAIO"; do
+		command -v "$c" >/dev/null ||
+			{ part_stub tracer error "$c not found (run make, ci/install-deps.sh)"; return; }
+	done
+	WORK=$(mktemp -d /var/tmp/fsaio-bench.XXXXXX) || { part_stub tracer error "mktemp failed"; return; }
+	: >"$WORK/runs.tsv"
+	: >"$WORK/commands.tsv"
+	msg "tracer: laying out and caching a $FILE_SIZE file in $WORK"
+	if ! fio --name=layout --filename="$WORK/hot.dat" --size=$FILE_SIZE --rw=write --bs=1m \
+		--end_fsync=1 >"$WORK/layout.log" 2>&1 || ! cat "$WORK/hot.dat" >/dev/null; then
+		part_stub tracer error "could not write the test file: $(tail -1 "$WORK/layout.log")"
+		return
+	fi
+	# Interleaved A/B pairs: untraced, traced, untraced, traced, ...
+	for eng in psync io_uring; do
+		msg "tracer: $eng, $PAIRS pairs of ${RUNTIME} s runs, untraced then traced"
+		for ((p = 1; p <= PAIRS; p++)); do
+			one_run untraced "$eng-untraced-$p" "$eng" &&
+				one_run traced "$eng-traced-$p" "$eng" ||
+				{ part_stub tracer error "a measured run failed (see above)"; return; }
+		done
+	done
+	# Higher offered event rates than one io_uring job: two jobs (every CPU
+	# of this machine); if one job already lost records, lower rates.
+	msg "tracer: event-rate sweep"
+	one_run traced io_uring-2jobs io_uring --numjobs=2 || sweep_ok=0
+	if awk -F'\t' '$1 == "traced" && $3 == "io_uring" && $8 > 0 { f = 1 } END { exit !f }' "$WORK/runs.tsv"; then
+		local base
+		base=$(awk -F'\t' '$2 ~ /^io_uring-traced-/ { s += $4; n++ } END { printf "%d", s / n }' "$WORK/runs.tsv")
+		for i in 75 50 25; do
+			one_run traced "io_uring-rate$i" io_uring --rate_iops=$((base * i / 100)) || sweep_ok=0
+		done
+	fi
+	((sweep_ok)) || { part_stub tracer error "an event-rate sweep run failed (see above)"; return; }
+	msg "tracer: perf profile of one traced io_uring run"
+	perf_profile || : >"$WORK/profile.tsv"
+	tracer_json "$(since "$t0")" >"$PARTS_DIR/tracer.json.tmp" &&
+		mv "$PARTS_DIR/tracer.json.tmp" "$PARTS_DIR/tracer.json" ||
+		part_stub tracer error "could not build tracer.json (jq failed)"
+	rm -rf "$WORK"
+	WORK=
+}
+
+# tracer_json SECONDS: the part file from runs.tsv, commands.tsv, profile.tsv
+tracer_json() {
+	jq -n --arg schema "$SCHEMA" --arg kernel "$(uname -r)" --argjson seconds "$1" \
+	      --argjson runtime "$RUNTIME" --argjson pairs "$PAIRS" --arg size "$FILE_SIZE" \
+	      --argjson depth "$URING_DEPTH" --arg goal "$GOAL_TRACED" --argjson nice "$NICE" \
+	      --rawfile runs "$WORK/runs.tsv" --rawfile cmds "$WORK/commands.tsv" \
+	      --rawfile prof "$WORK/profile.tsv" '
+	def rows($s): $s | split("\n") | map(select(length > 0) | split("\t"));
+	def mean: if length == 0 then null else add / length end;
+	def sd: if length < 2 then null else mean as $m | (map(. - $m | . * .) | add / (length - 1) | sqrt) end;
+	def r3: if . == null then null else (. * 1000 | round) / 1000 end;
+	def r0: if . == null then null else round end;
+	(rows($runs) | map({mode: .[0], label: .[1], engine: .[2], iops: (.[3]|tonumber),
+	   ios: (.[4]|tonumber), runtime_s: ((.[5]|tonumber) / 1000), records: (.[6]|tonumber),
+	   lost: (.[7]|tonumber), tracer_cpu: (.[8]|tonumber)})
+	 | map(. + {rate: (if .runtime_s > 0 then .records / .runtime_s else 0 end)})) as $r
+	| (rows($cmds) | map({key: .[0], value: .[1]}) | from_entries) as $cmd
+	| (rows($prof) | map({key: .[0], value: (.[1]|tonumber)}) | from_entries) as $pf
+	| {psync: "psync_4k", io_uring: "io_uring_4k_qd\($depth)"} as $grp
+	| {psync: "fio psync", io_uring: "fio io_uring iodepth \($depth)"} as $cfg
+	| def runs($e; $m): $r | map(select(.engine == $e and .mode == $m and (.label | test("-(un)?traced-[0-9]+$"))));
+	  def fig($id; $metric; $config; $vals; $unit; $cmd):
+	    {id: $id, metric: $metric, config: $config, value: ($vals | mean), unit: $unit,
+	     samples: $vals, stddev: ($vals | sd), kernel: $kernel, command: $cmd};
+	  def desc($e): "\($cfg[$e]) 4 KiB randread of a cached \($size) file, 1 job, \($runtime) s runs";
+	[ "psync", "io_uring" ] as $engines
+	| [ $engines[] as $e | runs($e; "untraced") as $u | runs($e; "traced") as $t
+	    | [range(0; [$u, $t] | map(length) | min)] as $ix
+	    | {e: $e, g: $grp[$e], u: $u, t: $t,
+	       pair: [$ix[] | $t[.].iops / $u[.].iops],
+	       add_ns: [$ix[] | 1e9 / $t[.].iops - 1e9 / $u[.].iops],
+	       rpi: ($t | map(.records / .ios) | mean)} ] as $E
+	| {
+	  schema: $schema, part: "tracer", status: "ok", kernel: $kernel, seconds: ($seconds | round),
+	  config: {runtime_s: $runtime, pairs: $pairs, file_size: $size, io_uring_depth: $depth,
+	           order: "untraced, traced, untraced, traced, ... (A/B interleaved)",
+	           tracer: "fsaio trace -i 0 (all tasks), attached before fio starts"},
+	  figures: ([ $E[] | . as $x |
+	      fig("tracer.untraced.\(.g).iops"; "throughput"; desc(.e) + ", no tracer";
+	          [.u[].iops | r0]; "IOPS"; $cmd[.u[0].label]),
+	      fig("tracer.traced.\(.g).iops"; "throughput"; desc(.e) + ", under fsaio trace";
+	          [.t[].iops | r0]; "IOPS"; $cmd[.t[0].label]),
+	      fig("tracer.traced.\(.g).records_per_s"; "event_rate"; desc(.e) + ", trace records per second of fio runtime";
+	          [.t[].rate | r0]; "records/s"; $cmd[.t[0].label]),
+	      fig("tracer.traced.\(.g).records_per_io"; "records_per_io"; desc(.e);
+	          [.t[] | .records / .ios | r3]; "records"; $cmd[.t[0].label]),
+	      fig("tracer.traced.\(.g).added_ns_per_io"; "cost"; desc(.e) + ": 1/IOPS traced - 1/IOPS untraced, per pair";
+	          [.add_ns[] | r0]; "ns"; $cmd[.t[0].label]),
+	      (if .rpi > 0.5 then fig("tracer.traced.\(.g).added_ns_per_record"; "cost"; desc(.e) + ": added ns per I/O / records per I/O";
+	          [.add_ns[] / $x.rpi | r0]; "ns"; $cmd[.t[0].label]) else empty end),
+	      fig("tracer.traced.\(.g).consumer_cpu"; "cpu"; desc(.e) + ": CPU time of the fsaio trace process / fio runtime";
+	          [.t[] | .tracer_cpu / .runtime_s * 100 | r3]; "%CPU"; $cmd[.t[0].label]),
+	      fig("tracer.traced.\(.g).lost"; "lost_records"; desc(.e); [.t[].lost]; "records"; $cmd[.t[0].label])
+	    ]
+	    + ($r | map(select(.label | test("2jobs|rate"))) | map(
+	      fig("tracer.traced.sweep_\(.label | sub("^io_uring-"; "")).records_per_s"; "event_rate";
+	          "fio io_uring iodepth \($depth) 4 KiB cached randread, \(.label | sub("^io_uring-"; "")), under fsaio trace, \(.lost) lost";
+	          [.rate | r0]; "records/s"; $cmd[.label])))
+	    + ($r | map(select(.mode == "traced")) as $tr
+	       | ($tr | map(select(.lost == 0)) | max_by(.rate)) as $best
+	       | ($tr | map(select(.lost > 0)) | min_by(.rate)) as $worst
+	       | [ {id: "tracer.traced.max_lossless.records_per_s", metric: "event_rate",
+	            config: (if $best == null then "no traced run without loss"
+	                     else "highest records/s of any traced run with 0 lost (\($best.label))"
+	                          + (if $worst == null then "; no run lost records: the highest load offered did not find the limit"
+	                             else "; loss first seen at \($worst.rate | round) records/s (\($worst.label))" end) end),
+	            value: (if $best == null then null else ($best.rate | round) end), unit: "records/s",
+	            samples: [], stddev: null, kernel: $kernel,
+	            command: (if $best == null then null else $cmd[$best.label] end)} ])
+	    + (if ($pf | length) == 0 then [] else
+	       [ ["bpf_programs_pct", "trace_call_bpf", "fio CPU samples inside the BPF programs (trace_call_bpf, children)"],
+	         ["ringbuf_wakeup_pct", "irq_work_queue", "fio CPU samples in ring-buffer wakeups (irq_work_queue: a self-IPI)"],
+	         ["syscall_tracepoint_pct", "syscall_trace_enter", "fio CPU samples in the syscall-entry tracepoint slow path (syscall_trace_enter)"] ]
+	       | map(. as [$m, $sym, $what] |
+	           {id: "tracer.profile.\($grp.io_uring).\($m)", metric: "profile",
+	            config: "perf record -e cpu-clock -g of one traced \($cfg.io_uring) run: \($what)",
+	            value: ($pf[$sym] // 0), unit: "%", samples: [], stddev: null, kernel: $kernel,
+	            command: "perf record -e cpu-clock -F 1999 -g -- fio ... (under fsaio trace)"}) end)),
+	  ratios: [ $E[] | . as $x
+	    | (.u | map(.iops) | mean) as $ua
+	    | {id: "tracer.\(.g).traced_over_untraced", metric: "throughput_ratio",
+	       num: "tracer.traced.\(.g).iops", den: "tracer.untraced.\(.g).iops",
+	       value: (.pair | mean | r3), stddev: (.pair | sd | r3), samples: [.pair[] | r3],
+	       goal: $goal,
+	       note: (if .e == "psync" then
+	           "pread makes no trace records; what is left is the cost every syscall pays while fsaio attaches syscalls:* tracepoints (syscall_trace_enter/exit slow path) plus sched_switch; mean of \(.pair | length) per-pair ratios"
+	         else
+	           "the issue 5 goal (3% loss at the highest event rate one core produces): each read makes \(.rpi | r3) records, at \(.t | map(.rate) | mean | r0) records/s; tracing adds \(.add_ns | mean | r0) ns per read (\(.add_ns | mean / $x.rpi | r0) ns per record) on the submitting CPU, where 3% would allow \(0.03 / 0.97 * 1e9 / $ua | r0) ns"
+	           + (if ($pf | length) > 0 then "; perf: \($pf["trace_call_bpf"] // 0)% of fio CPU in BPF programs, \($pf["irq_work_queue"] // 0)% in ring-buffer wakeups (irq_work self-IPI, a VM exit on this guest), \($pf["syscall_trace_enter"] // 0)% in the syscall tracepoint entry path" else "" end)
+	           + "; mean of \(.pair | length) per-pair ratios" end)}
+	    | . + {met: (.value >= 0.97)} ]
+	}'
+}
+
+# ------------------------------------------------------------ VM parts
+
+part_vm() {
+	local hook=$ROOT/ci/bench-vm.sh rc p reason
+	if [[ ! -e $hook ]]; then
+		for p in "${VM_PARTS[@]}"; do
+			part_stub "$p" skipped "ci/bench-vm.sh is not in this checkout: no VM measurements"
+		done
+		return
+	fi
+	msg "VM parts: ci/bench-vm.sh $PARTS_DIR (log: $LOGS/vm.log)"
+	BENCH_OUT=$OUT FSAIO=$FSAIO bash "$hook" "$PARTS_DIR" 2>&1 | tee "$LOGS/vm.log" >&2
+	rc=${PIPESTATUS[0]}
+	reason=$(grep -v '^[[:space:]]*$' "$LOGS/vm.log" | tail -1)
+	for p in "${VM_PARTS[@]}"; do
+		[[ -s $PARTS_DIR/$p.json ]] && continue
+		case $rc in
+		0) part_stub "$p" error "ci/bench-vm.sh exited 0 without writing parts/$p.json" ;;
+		4) part_stub "$p" skipped "ci/bench-vm.sh skipped: ${reason:-no reason given}" ;;
+		*) part_stub "$p" error "ci/bench-vm.sh exited $rc without writing parts/$p.json: ${reason:-no output} (log: $LOGS/vm.log)" ;;
+		esac
+	done
+	[[ $rc -eq 0 || $rc -eq 4 ]] || msg "ci/bench-vm.sh exited $rc"
+}
+
+# ------------------------------------------------------------ merge
+
+# A part file must be fsaio-bench/1 with figures and ratios arrays; else it
+# is replaced by an error stub naming the problem.
+validate_parts() {
+	local f name why
+	for f in "$PARTS_DIR"/*.json; do
+		[[ -e $f ]] || continue
+		name=$(basename "$f" .json)
+		why=$(jq -r --arg s "$SCHEMA" --arg n "$name" '
+			if type != "object" then "not a JSON object"
+			elif .schema != $s then "schema is \(.schema | tojson), not \($s | tojson)"
+			elif .part != $n then "part is \(.part | tojson), file name says \($n | tojson)"
+			elif (.figures | type) != "array" or (.ratios | type) != "array" then "figures/ratios are not arrays"
+			elif ([.figures[], .ratios[] | select((.id | type) != "string")] | length) > 0 then "an entry without an id"
+			else empty end' "$f" 2>&1)
+		[[ -z $why ]] && continue
+		part_stub "$name" error "parts/$name.json rejected: $(head -c 300 <<<"$why")"
+	done
+}
+
+host_json() {
+	jq -n --arg kernel "$(uname -r)" --argjson cpus "$(nproc)" \
+	      --arg cpu "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" \
+	      --argjson mem_mib "$(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo)" \
+	      --arg virt "$(systemd-detect-virt 2>/dev/null || echo unknown)" \
+	      --arg load "$(cut -d' ' -f1-3 /proc/loadavg)" \
+	      --arg commit "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- 2>/dev/null || echo -dirty)" \
+	      --arg fio "$(fio --version 2>/dev/null)" \
+	      '{kernel: $kernel, cpus: $cpus, cpu_model: $cpu, mem_mib: $mem_mib, virtualization: $virt,
+	        loadavg_at_start: $load, fsaio_commit: $commit, fio: $fio}'
+}
+
+# merge: parts in a fixed order (tracer, the VM parts, any other), figures
+# and ratios tagged with their part; a ratio's "met" is recomputed from its
+# goal ("OP NUMBER", OP one of <= >= < >) when the goal parses.
+merge() {
+	local -a files=() order=(tracer "${VM_PARTS[@]}")
+	local p f
+	for p in "${order[@]}"; do
+		[[ -e $PARTS_DIR/$p.json ]] && files+=("$PARTS_DIR/$p.json")
+	done
+	for f in "$PARTS_DIR"/*.json; do
+		[[ -e $f && " ${order[*]} " != *" $(basename "$f" .json) "* ]] && files+=("$f")
+	done
+	jq -n --arg schema "$SCHEMA" --arg gen "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+	      --argjson host "$HOST" --arg cmd "make bench (ci/bench.sh; BENCH_PARTS='$SELECT' BENCH_RUNTIME=$RUNTIME BENCH_PAIRS=$PAIRS)" '
+	def goal_met($v; $g):
+	  [$g | strings | capture("^\\s*(?<op><=|>=|<|>)\\s*(?<n>[-+0-9.eE]+)\\s*$")
+	   | (.n | tonumber) as $n
+	   | if $v == null then null elif .op == "<=" then $v <= $n elif .op == ">=" then $v >= $n
+	     elif .op == "<" then $v < $n else $v > $n end];
+	[inputs] as $p
+	| {schema: $schema, generated: $gen, command: $cmd, host: $host,
+	   parts: [$p[] | {name: .part, status: (.status // "ok"), reason: (.reason // null),
+	                   kernel: (.kernel // null), seconds: (.seconds // null),
+	                   figures: (.figures | length), ratios: (.ratios | length)}],
+	   figures: [$p[] | .part as $n | .figures[] | {part: $n} + .],
+	   ratios: [$p[] | .part as $n | .ratios[] | {part: $n} + .
+	            | goal_met(.value; .goal) as $m | if ($m | length) == 1 then .met = $m[0] else . end]}
+	| .duplicate_ids = ([.figures[].id, .ratios[].id] | group_by(.) | map(select(length > 1) | .[0]))
+	| if (.duplicate_ids | length) == 0 then del(.duplicate_ids) else . end' "${files[@]}"
+}
+
+# ------------------------------------------------------------ main
+
+[[ -x $FSAIO ]] || { msg "$FSAIO not built: run make (or make bench)"; exit 1; }
+mkdir -p "$PARTS_DIR" "$LOGS" || exit 1
+rm -f "$PARTS_DIR"/*.json "$OUT"/bench.json "$OUT"/*.svg "$OUT"/*.png
+HOST=$(host_json) || { msg "could not describe the host (jq?)"; exit 1; }
+T0=$(now)
+
+if selected tracer; then
+	part_tracer
+else
+	part_stub tracer skipped "not selected (BENCH_PARTS='$SELECT')"
+fi
+if selected vm; then
+	part_vm
+else
+	for p in "${VM_PARTS[@]}"; do
+		part_stub "$p" skipped "not selected (BENCH_PARTS='$SELECT')"
+	done
+fi
+
+validate_parts
+merge >"$OUT/bench.json.tmp" && mv "$OUT/bench.json.tmp" "$OUT/bench.json" ||
+	{ msg "ERROR: merging the parts into bench.json failed"; exit 1; }
+if jq -e '.duplicate_ids' "$OUT/bench.json" >/dev/null; then
+	msg "ERROR: figure ids used twice: $(jq -c .duplicate_ids "$OUT/bench.json")"
+	ERRORS=$((ERRORS + 1))
+fi
+
+echo
+"$FSAIO" bench show "$OUT/bench.json" || ERRORS=$((ERRORS + 1))
+echo
+if ci/bench-plot.sh "$OUT/bench.json" "$OUT"; then
+	# The plot list goes into bench.json too (the figures are unchanged).
+	jq --slurpfile p "$OUT/plots.json" '.plots = $p[0]' "$OUT/bench.json" >"$OUT/bench.json.tmp" &&
+		mv "$OUT/bench.json.tmp" "$OUT/bench.json"
+else
+	msg "ERROR: plotting failed"
+	ERRORS=$((ERRORS + 1))
+fi
+echo
+echo "bench.json, plots: $OUT ($(since "$T0") s)"
+if [[ $(id -u) -ne 0 ]]; then
+	msg "not root: nothing was measured"
+	exit 4
+fi
+((ERRORS == 0)) || { msg "ERROR: $ERRORS part(s) or step(s) failed; see above"; exit 1; }
+exit 0
+}
