@@ -136,7 +136,8 @@ fi
 # through the points (latency, percentile).
 jq -r "$JQ_DEFS"'
 	[.figures[] | select(.part == "fsaio-table" and (.id | test("\\.slat_p[0-9.]+$")) and .value != null)
-	 | . + sgm | .pct = (.id | capture("slat_p(?<p>[0-9.]+)$").p | tonumber)]
+	 | .pct = (.id | capture("slat_p(?<p>[0-9.]+)$").p | tonumber)
+	 | . + (.id |= sub("\\.slat_p[0-9.]+$"; ".slat") | sgm)]
 	| group_by(.group)[] | .[0].group as $g
 	| "\($g)\t\(.[0].unit)\t" + ([group_by(.series)[] | .[0].series + "=" + (sort_by(.pct) | map("\(.value):\(.pct)") | join(","))] | join(";"))' \
 	"$JSON" >"$TMP/cdf.list"

@@ -545,7 +545,7 @@ static int id_width(const struct resultset *a, const struct resultset *b)
 	for (i = 0; b && i < b->n; i++)
 		if ((int)strlen(b->fig[i].id) > w)
 			w = strlen(b->fig[i].id);
-	return w > 60 ? 60 : w;
+	return w;
 }
 
 /* ---------------------------------------------------------------- compare */
@@ -663,7 +663,7 @@ static int compare_section(const struct resultset *a, const struct resultset *b,
 				printf("%-*s %18s %18s %8s %-10s %s\n", w,
 				       ratios ? "ratio" : "figure", "A", "B", "B/A", "unit", "");
 			(*shown)++;
-			printf("%-*.*s %18s %18s %8s %-10s %s\n", w, w, any->id,
+			printf("%-*s %18s %18s %8s %-10s %s\n", w, any->id,
 			       fmt_val(fa, va, sizeof(va)), fmt_val(fb, vb, sizeof(vb)), r,
 			       any->unit, mark_str[m]);
 			if (ratios && fa && fb && (fa->goal || fb->goal))
@@ -864,7 +864,7 @@ static int show_bench(const char *path)
 
 		if (f->is_ratio)
 			continue;
-		printf("%-*.*s %14s %12s %-10s %s\n", w, w, f->id,
+		printf("%-*s %14s %12s %-10s %s\n", w, f->id,
 		       fmt_num(f->value, v, sizeof(v)), isnan(f->noise) ? "" :
 		       fmt_num(f->noise, sd, sizeof(sd)), f->unit,
 		       f->nsamples ? (snprintf(n, sizeof(n), "%d", f->nsamples), n) : "");
@@ -875,7 +875,7 @@ static int show_bench(const char *path)
 
 		if (!f->is_ratio)
 			continue;
-		printf("%-*.*s %14s %12s %-10s %s\n", w, w, f->id,
+		printf("%-*s %14s %12s %-10s %s\n", w, f->id,
 		       isnan(f->value) ? "-" : (snprintf(v, sizeof(v), "%.3f", f->value), v),
 		       isnan(f->noise) ? "" : (snprintf(sd, sizeof(sd), "%.3f", f->noise), sd),
 		       f->goal ? f->goal : "",

@@ -200,6 +200,51 @@ t_replay() {
 }
 TESTS+=(t_replay)
 
+# ------------------------------------------------ compare (no root needed)
+# Two benchmark results: a change beyond the noise rule is "*", one within
+# it "~"; --strict turns "*" into exit 1; bad inputs exit 2 with the reason.
+t_compare() {
+	local out rc
+	jq -n '{schema: "fsaio-bench/1", generated: "A", host: {kernel: "k"}, parts: [],
+		figures: [{id: "p.a.w.iops", unit: "IOPS", value: 100, samples: [99, 100, 101]},
+			  {id: "p.a.w.ns", unit: "ns", value: 50, stddev: 5},
+			  {id: "p.a.w.gone", unit: "ns", value: 1}],
+		ratios: [{id: "p.w.ratio", num: "x", den: "y", value: 0.9, goal: ">= 0.97", met: false}]}' >"$WORK/a.json"
+	jq '.figures[0] |= (.value = 120 | .samples = [119, 120, 121]) | .figures[1].value = 55
+	    | del(.figures[2]) | .ratios[0] |= (.value = 0.98 | .met = true)' "$WORK/a.json" >"$WORK/b.json"
+	out=$($FSAIO compare "$WORK/a.json" "$WORK/b.json" 2>&1); rc=$?
+	[[ $rc -eq 0 ]] || die "compare rc=$rc: $out"
+	grep -Eq '^p\.a\.w\.iops +100±1 +120±1 +1\.200 +IOPS +\*$' <<<"$out" || die "no '*' row for iops: $out"
+	grep -Eq '^p\.a\.w\.ns .* 1\.100 +ns +~$' <<<"$out" || die "no '~' row for ns: $out"
+	grep -Eq '^p\.a\.w\.gone .*\(absent\) .* -$' <<<"$out" || die "no absent row: $out"
+	grep -q 'goal >= 0.97: A MISSED, B met' <<<"$out" || die "no goal line: $out"
+	$FSAIO compare --strict "$WORK/a.json" "$WORK/b.json" >/dev/null 2>&1; rc=$?
+	[[ $rc -eq 1 ]] || die "--strict with a significant change: rc=$rc"
+	$FSAIO compare --strict "$WORK/a.json" "$WORK/a.json" >/dev/null 2>&1 || die "--strict on identical files failed"
+	$FSAIO bench show "$WORK/a.json" | grep -Eq '^p\.w\.ratio +0\.900 .*>= 0\.97 +MISSED' || die "bench show: no MISSED ratio"
+	# Two check results: counters compared, verdict changes marked "!".
+	jq -n '{schema: 1, mode: "check", verdict: "pass", kernel: {release: "k"},
+		engines: {libaio: {submitted: 64, completed: 64}}, lost_events: 0, runs: []}' >"$WORK/c1.json"
+	jq '.verdict = "fail" | .engines.libaio.completed = 63' "$WORK/c1.json" >"$WORK/c2.json"
+	out=$($FSAIO compare "$WORK/c1.json" "$WORK/c2.json" 2>&1) || die "check compare failed: $out"
+	grep -Eq '^verdict +pass +fail .*!$' <<<"$out" || die "verdict change not marked: $out"
+	grep -Eq '^engines\.libaio\.completed +64 +63 .*\?$' <<<"$out" || die "counter change not marked: $out"
+	# Errors: exit 2 and say what is wrong.
+	out=$($FSAIO compare "$WORK/a.json" "$WORK/nope.json" 2>&1); rc=$?
+	[[ $rc -eq 2 && $out == *"cannot open"*"nope.json"* ]] || die "missing file: rc=$rc '$out'"
+	printf '{"schema": "fsaio-bench/1", "figures": [' >"$WORK/bad.json"
+	out=$($FSAIO compare "$WORK/a.json" "$WORK/bad.json" 2>&1); rc=$?
+	[[ $rc -eq 2 && $out == *"not valid JSON"* ]] || die "bad JSON: rc=$rc '$out'"
+	jq '.schema = "fsaio-bench/2"' "$WORK/a.json" >"$WORK/v2.json"
+	out=$($FSAIO compare "$WORK/a.json" "$WORK/v2.json" 2>&1); rc=$?
+	[[ $rc -eq 2 && $out == *"not supported"* ]] || die "schema 2: rc=$rc '$out'"
+	out=$($FSAIO compare "$WORK/a.json" "$WORK/c1.json" 2>&1); rc=$?
+	[[ $rc -eq 2 && $out == *"different kinds"* ]] || die "bench vs check: rc=$rc '$out'"
+	out=$($FSAIO compare "$WORK/a.json" 2>&1); rc=$?
+	[[ $rc -eq 2 ]] || die "one file: rc=$rc"
+}
+TESTS+=(t_compare)
+
 # ------------------------------------------------ trace
 t_trace_idle() {
 	need_root
