@@ -12,7 +12,7 @@
  * Sections:
  *   1. maps, configuration, record helpers, filtering
  *   2. process tracking (fork/exit)
- *   3. libaio syscalls (io_submit, io_getevents, io_pgetevents)
+ *   3. libaio syscalls (io_submit, io_getevents, io_pgetevents, io_destroy)
  *   4. io_uring tracepoints and io_uring_enter
  *   5. D-state sleeps (sched_switch + kernel stack)
  *   6. workqueue (watched functions only)
@@ -99,7 +99,8 @@ struct {
  * and deleted when the thread exits. */
 struct sys_state {
 	__u64 ts;		/* syscall entry, 0: not in a traced syscall */
-	__u64 ptr;		/* io_getevents: user struct io_event array */
+	__u64 ptr;		/* io_getevents: user struct io_event array;
+				 * io_destroy: the aio_context_t */
 	__u64 nr;		/* io_submit nr / io_uring_enter to_submit */
 	__u32 batch;		/* io_submit calls so far (the batch id) */
 	__u32 pad;
@@ -323,6 +324,7 @@ int BPF_PROG(fsaio_exit, struct task_struct *p)
 
 struct submit_loop {
 	__u64 iocbpp;		/* user struct iocb ** */
+	__u64 ring;		/* aio_context_t */
 	__u32 batch;
 };
 
@@ -348,6 +350,7 @@ static long submit_one(__u32 i, void *data)
 	r->arg2 = (__u64)cb.aio_lio_opcode | (__u64)(cb.aio_fildes & 0xffff) << 16 |
 		  (__u64)i << 32;
 	r->res = l->batch;
+	r->ring = l->ring;
 	rec_submit(r);
 	return 0;
 }
@@ -361,6 +364,56 @@ static __always_inline struct sys_state *sys_state_get(__u32 tid)
 		return s;
 	bpf_map_update_elem(&sys_states, &tid, &zero, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&sys_states, &tid);
+}
+
+/* Syscall entry of a traced thread: remember ptr and the entry time. */
+static __always_inline struct sys_state *sys_enter_state(__u64 ptr)
+{
+	struct sys_state *s;
+
+	if (!trace_current())
+		return NULL;
+	s = sys_state_get(current_tid());
+	if (!s)
+		return NULL;
+	s->ptr = ptr;
+	s->ts = bpf_ktime_get_ns();
+	return s;
+}
+
+/* Syscall exit: the thread's state if its entry was traced (the entry
+ * time in *ts, cleared in the state), else NULL. */
+static __always_inline struct sys_state *sys_exit_state(__u64 *ts)
+{
+	__u32 tid = current_tid();
+	struct sys_state *s = bpf_map_lookup_elem(&sys_states, &tid);
+
+	if (!s || !s->ts)
+		return NULL;
+	*ts = s->ts;
+	s->ts = 0;
+	return s;
+}
+
+/* The libaio record of a traced syscall's exit (res = return value,
+ * arg1 = time in the call) and the thread's state in *sp, or NULL. */
+static __always_inline struct fsaio_record *
+sys_exit_record(struct trace_event_raw_sys_exit *ctx, __u16 type, struct sys_state **sp)
+{
+	struct fsaio_record *r;
+	struct sys_state *s;
+	__u64 ts;
+
+	s = sys_exit_state(&ts);
+	if (!s)
+		return NULL;
+	r = rec_reserve(type, FSAIO_ENGINE_LIBAIO);
+	if (!r)
+		return NULL;
+	r->res = ctx->ret;
+	r->arg1 = r->ts_ns - ts;
+	*sp = s;
+	return r;
 }
 
 /* io_submit(aio_context_t ctx_id, long nr, struct iocb **iocbpp) */
@@ -381,6 +434,7 @@ static __always_inline int handle_io_submit_enter(struct trace_event_raw_sys_ent
 	s->ts = bpf_ktime_get_ns();
 	ring_track(ctx->args[0]);
 	l.iocbpp = ctx->args[2];
+	l.ring = ctx->args[0];
 	l.batch = s->batch;
 	if ((long)nr <= 0)
 		return 0;
@@ -392,21 +446,12 @@ static __always_inline int handle_io_submit_enter(struct trace_event_raw_sys_ent
 
 static __always_inline int handle_io_submit_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	__u32 tid = current_tid();
-	struct sys_state *s = bpf_map_lookup_elem(&sys_states, &tid);
-	struct fsaio_record *r;
-	__u64 ts;
+	struct sys_state *s;
+	struct fsaio_record *r = sys_exit_record(ctx, FSAIO_EV_SUBMIT_DONE, &s);
 
-	if (!s || !s->ts)
-		return 0;
-	ts = s->ts;
-	s->ts = 0;
-	r = rec_reserve(FSAIO_EV_SUBMIT_DONE, FSAIO_ENGINE_LIBAIO);
 	if (!r)
 		return 0;
-	r->res = ctx->ret;
 	r->arg0 = s->nr;
-	r->arg1 = r->ts_ns - ts;
 	r->arg2 = s->batch;
 	rec_submit(r);
 	return 0;
@@ -416,15 +461,7 @@ static __always_inline int handle_io_submit_exit(struct trace_event_raw_sys_exit
  * io_pgetevents(..., events, timeout, usig): events is args[3] in both. */
 static __always_inline int handle_getevents_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	struct sys_state *s;
-
-	if (!trace_current())
-		return 0;
-	s = sys_state_get(current_tid());
-	if (!s)
-		return 0;
-	s->ptr = ctx->args[3];
-	s->ts = bpf_ktime_get_ns();
+	sys_enter_state(ctx->args[3]);
 	return 0;
 }
 
@@ -450,14 +487,13 @@ static long reap_one(__u32 i, void *data)
 
 static __always_inline int handle_getevents_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	__u32 tid = current_tid();
-	struct sys_state *s = bpf_map_lookup_elem(&sys_states, &tid);
-	__u64 events;
+	struct sys_state *s;
+	__u64 events, ts;
 	long ret;
 
-	if (!s || !s->ts)
+	s = sys_exit_state(&ts);
+	if (!s)
 		return 0;
-	s->ts = 0;
 	events = s->ptr;
 	ret = ctx->ret;
 	if (ret <= 0)
@@ -465,6 +501,26 @@ static __always_inline int handle_getevents_exit(struct trace_event_raw_sys_exit
 	if (ret > MAX_SUBMIT_BATCH)
 		ret = MAX_SUBMIT_BATCH;
 	bpf_loop(ret, reap_one, &events, 0);
+	return 0;
+}
+
+/* io_destroy(aio_context_t ctx_id): returns once every request of the
+ * context has completed in the kernel; the unreaped ones are abandoned. */
+static __always_inline int handle_io_destroy_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	sys_enter_state(ctx->args[0]);
+	return 0;
+}
+
+static __always_inline int handle_io_destroy_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	struct sys_state *s;
+	struct fsaio_record *r = sys_exit_record(ctx, FSAIO_EV_IO_DESTROY, &s);
+
+	if (!r)
+		return 0;
+	r->ring = s->ptr;
+	rec_submit(r);
 	return 0;
 }
 
@@ -502,6 +558,18 @@ SEC("tracepoint/syscalls/sys_exit_io_pgetevents")
 int fsaio_io_pgetevents_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	return handle_getevents_exit(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_enter_io_destroy")
+int fsaio_io_destroy_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	return handle_io_destroy_enter(ctx);
+}
+
+SEC("tracepoint/syscalls/sys_exit_io_destroy")
+int fsaio_io_destroy_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	return handle_io_destroy_exit(ctx);
 }
 
 /* =========================== 4. io_uring ================================== */

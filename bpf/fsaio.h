@@ -15,7 +15,7 @@
 #include <linux/types.h>
 #endif
 
-#define FSAIO_RECORD_VERSION	1
+#define FSAIO_RECORD_VERSION	2	/* 2: ring field, IO_DESTROY */
 #define FSAIO_STACK_DEPTH	16
 #define FSAIO_COMM_LEN		16
 
@@ -36,7 +36,8 @@ enum fsaio_event_type {
 	/* request accepted by a submit syscall.
 	 * libaio:   user_data = aio_data, arg0 = offset, arg1 = nbytes,
 	 *           arg2 = opcode | fd << 16 | index_in_batch << 32,
-	 *           res = batch id (per-thread io_submit call counter)
+	 *           res = batch id (per-thread io_submit call counter),
+	 *           ring = the aio_context_t it was submitted to
 	 * io_uring: user_data = sqe user_data, arg0 = opcode, arg1 = req flags */
 	FSAIO_EV_SUBMIT = 1,
 	/* submit syscall returned.  res = syscall return value,
@@ -74,6 +75,10 @@ enum fsaio_event_type {
 	/* written by the harness, never by BPF: end of trace.
 	 * arg0 = ring buffer reserve failures (lost records) */
 	FSAIO_EV_TRACE_END = 14,
+	/* io_destroy(2) returned: the kernel has waited for every request of
+	 * that context; unreaped ones are abandoned, never reaped.
+	 * ring = the aio_context_t, res = return value, arg1 = duration ns */
+	FSAIO_EV_IO_DESTROY = 15,
 	FSAIO_EV__MAX,
 };
 
@@ -124,6 +129,7 @@ struct fsaio_record {
 	__u64 arg0;
 	__u64 arg1;
 	__u64 arg2;
+	__u64 ring;		/* libaio SUBMIT, IO_DESTROY: aio_context_t; else 0 */
 	__u32 nr_stack;		/* valid entries in stack[] */
 	__u32 pad;
 	__u64 stack[FSAIO_STACK_DEPTH];

@@ -308,11 +308,22 @@ static void check_agreement(struct run_result *r, const struct workload *w,
 			  wr->engine, wr->submitted, n);
 		return;
 	}
-	if (es->submitted != wr->submitted || es->completed != wr->completed) {
+	/* Requests left to io_destroy or exit are joined too: the workload
+	 * says how many it never reaped on purpose (abandoned=, 0 if absent). */
+	if (es->submitted != wr->submitted || es->completed != wr->completed ||
+	    es->abandoned != wr->abandoned) {
 		set_check(ir, name, VERDICT_FAIL, wr->submitted,
-			  "%s: workload submitted/completed %" PRIu64 "/%" PRIu64
-			  ", traced %" PRIu64 "/%" PRIu64, wr->engine, wr->submitted,
-			  wr->completed, es->submitted, es->completed);
+			  "%s: workload submitted/completed/abandoned %" PRIu64 "/%" PRIu64
+			  "/%" PRIu64 ", traced %" PRIu64 "/%" PRIu64 "/%" PRIu64,
+			  wr->engine, wr->submitted, wr->completed, wr->abandoned,
+			  es->submitted, es->completed, es->abandoned);
+		return;
+	}
+	if (wr->abandoned) {
+		set_check(ir, name, VERDICT_PASS, wr->submitted,
+			  "%s: submitted/completed/abandoned %" PRIu64 "/%" PRIu64 "/%" PRIu64
+			  " as traced", wr->engine, wr->submitted, wr->completed,
+			  wr->abandoned);
 		return;
 	}
 	if (w->kind == WL_FIO && es->submit_calls && wr->slat_samples) {

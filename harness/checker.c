@@ -62,9 +62,24 @@
  * resume_context SKIPs only when there were no RESUMEs and !see_retry.
  * libaio blocking in io_submit is XFAIL unless cfg.libaio_async_expected.
  *
- * Quiescence.  At the end every accepted lifecycle must have ended and no
- * wait entry may be armed; libaio requests of a process that exited
- * (PROC_EXIT after the SUBMIT) without reaping are named as such.
+ * Abandoned.  io_destroy(2) and process exit (exit_aio) wait until every
+ * request of the context has completed in the kernel and then throw the
+ * unreaped io_events away: user space can never reap them.  A libaio
+ * lifecycle still open when its context was destroyed (IO_DESTROY with
+ * res 0 of the same tgid and ring after its SUBMIT) or its process exited
+ * (PROC_EXIT after the SUBMIT) is therefore "abandoned": it ends without
+ * being counted in completed (engine_stats.abandoned instead).  This is
+ * decided lazily, when the same iocb is submitted again and at the end, so
+ * kernel events that arrive late still find the lifecycle, and a REAP
+ * that still comes (another thread) simply completes it.  When kernel
+ * completions are observable, an abandoned request without one, or with a
+ * wait entry still armed, fails quiescence (the kernel's destroy/exit wait
+ * let it go).  Requests of a live context that never complete are not
+ * abandoned: quiescence fails them as before.  io_uring requests are never
+ * abandoned (ring teardown completes them with CQEs, which are traced).
+ *
+ * Quiescence.  At the end every accepted lifecycle must have ended
+ * (completed or abandoned) and no wait entry may be armed.
  *
  * Verdicts.  Every invariant is PASS, FAIL, XFAIL, SKIP or ERROR; only
  * trace_integrity uses ERROR.  Details are one line; on failure they give
@@ -92,14 +107,19 @@
 #define LC_REAPED	0x10	/* user REAP seen */
 #define LC_DONE		0x20	/* lifecycle ended (counted in completed) */
 #define LC_PUNTED	0x40	/* last resumption path was a punt */
+#define LC_ABANDONED	0x80	/* ended unreaped: context destroyed or process exited (with LC_DONE) */
+
+/* Why a lifecycle was abandoned (struct lc.why) */
+enum { AB_NONE, AB_DESTROY, AB_EXIT, AB__COUNT };
 
 enum rstate { R_IDLE, R_ARMED, R_WOKEN };
 
-/* One request lifecycle; 128 bytes, kept for the life of the checker and
+/* One request lifecycle; 136 bytes, kept for the life of the checker and
  * reused when the same key is submitted again. */
 struct lc {
 	uint64_t req;
-	uint64_t born;		/* st.records at SUBMIT: orders against PROC_EXIT */
+	uint64_t born;		/* st.records at SUBMIT: orders against PROC_EXIT/IO_DESTROY */
+	uint64_t ring;		/* libaio: aio_context_t of the SUBMIT */
 	uint32_t tgid;
 	uint32_t pid;		/* submitting thread */
 	int32_t batch;		/* libaio batch id */
@@ -112,6 +132,7 @@ struct lc {
 	uint8_t rstate;
 	uint8_t head;		/* next slot in ev[]/val[] */
 	uint8_t ev[HIST_LEN];
+	uint8_t why;		/* AB_* once abandoned */
 	int32_t val[HIST_LEN];
 };
 
@@ -137,6 +158,14 @@ struct fail {
 	char first[400];
 };
 
+/* A process exit (ring 0) or an io_destroy of (tgid, ring): st.records at
+ * the latest one; at == 0 is an empty slot. */
+struct mark {
+	uint64_t ring;
+	uint64_t at;
+	uint32_t tgid;
+};
+
 struct sleep_sum {
 	uint64_t count;
 	uint64_t ns;
@@ -157,9 +186,11 @@ struct checker {
 	uint32_t nr_thrs, cap_thrs;
 	struct table thr_tab;
 
-	/* tgid -> st.records at its PROC_EXIT (value 0 = never exited) */
-	uint64_t *exit_keys, *exit_at;
-	uint32_t exit_mask, nr_exits;
+	/* (tgid, ring) -> latest io_destroy; (tgid, 0) -> latest PROC_EXIT */
+	struct mark *marks;
+	uint32_t marks_mask, nr_marks;
+	uint64_t destroys;	/* successful io_destroy calls seen */
+	uint64_t abandoned[AB__COUNT];
 
 	uint64_t lifecycles;	/* accepted lifecycles, all engines */
 	uint64_t rejected;	/* libaio batch entries io_submit refused */
@@ -175,6 +206,7 @@ struct checker {
 	char malformed_first[200];
 
 	struct fail eonce, retry, resume, quiesce;
+	struct fail aband;	/* abandoned requests the kernel did not finish */
 	struct sleep_sum blocked[FSAIO_ENGINE__COUNT];
 };
 
@@ -214,7 +246,7 @@ const char *event_type_name(enum fsaio_event_type t)
 {
 	static const char *const n[] = { "?", "submit", "submit_done", "retry",
 		"wake", "resume", "punt", "complete", "reap", "sleep", "wait_bit",
-		"task_work", "workqueue", "proc_exit", "trace_end" };
+		"task_work", "workqueue", "proc_exit", "trace_end", "io_destroy" };
 
 	if (t == EV_REJECTED)
 		return "rejected";
@@ -574,19 +606,122 @@ static void batch_done(struct checker *c, const struct fsaio_record *r)
 	th->n = 0;
 }
 
+/* ---------- abandonment: io_destroy and process exit ---------- */
+
+static uint32_t mark_hash(uint32_t tgid, uint64_t ring)
+{
+	return hash64(ring ^ (uint64_t)tgid * 0x9e3779b97f4a7c15ull);
+}
+
+static struct mark *mark_slot(struct mark *tab, uint32_t mask, uint32_t tgid,
+			      uint64_t ring)
+{
+	uint32_t h;
+
+	for (h = mark_hash(tgid, ring) & mask; tab[h].at; h = (h + 1) & mask)
+		if (tab[h].tgid == tgid && tab[h].ring == ring)
+			break;
+	return &tab[h];
+}
+
+/* Remember that (tgid, ring) was destroyed, or tgid exited (ring 0), now. */
+static void mark_set(struct checker *c, uint32_t tgid, uint64_t ring)
+{
+	struct mark *m;
+
+	if ((c->nr_marks + 1) * 2 > c->marks_mask + 1) {
+		uint32_t cap = (c->marks_mask + 1) * 2, i;
+		struct mark *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return;
+		for (i = 0; i <= c->marks_mask; i++)
+			if (c->marks[i].at)
+				*mark_slot(n, cap - 1, c->marks[i].tgid, c->marks[i].ring) =
+					c->marks[i];
+		free(c->marks);
+		c->marks = n;
+		c->marks_mask = cap - 1;
+	}
+	m = mark_slot(c->marks, c->marks_mask, tgid, ring);
+	if (!m->at)
+		c->nr_marks++;
+	m->tgid = tgid;
+	m->ring = ring;
+	m->at = c->st.records;	/* >= 1: this record is counted */
+}
+
+static uint64_t mark_at(const struct checker *c, uint32_t tgid, uint64_t ring)
+{
+	return mark_slot(c->marks, c->marks_mask, tgid, ring)->at;
+}
+
+/* Was this open libaio lifecycle's context destroyed, or its process gone,
+ * after it was submitted?  AB_NONE if neither. */
+static unsigned abandon_reason(const struct checker *c, const struct lc *l)
+{
+	if (l->engine != FSAIO_ENGINE_LIBAIO || !lc_inflight(l))
+		return AB_NONE;
+	if (l->ring && mark_at(c, l->tgid, l->ring) > l->born)
+		return AB_DESTROY;
+	if (mark_at(c, l->tgid, 0) > l->born)
+		return AB_EXIT;
+	return AB_NONE;
+}
+
+static const char *abandon_name(unsigned why)
+{
+	return why == AB_DESTROY ? "io_destroy" : "process exit";
+}
+
+/* End an open lifecycle as abandoned: never reaped, not completed. */
+static void lc_abandon(struct checker *c, struct lc *l, unsigned why)
+{
+	l->flags |= LC_DONE | LC_ABANDONED;
+	l->flags &= ~LC_PENDING;
+	l->why = why;
+	c->st.engine[l->engine].abandoned++;
+	c->abandoned[why]++;
+	/* The kernel waited for it: it must have completed, and without a
+	 * wait entry left armed (judged at the COMPLETE if there was one). */
+	if (l->flags & LC_KCOMPLETE)
+		return;
+	if (c->cfg.see_libaio_kernel_complete)
+		fail_note(&c->aband, l, "abandoned by %s but never completed in the kernel",
+			  abandon_name(why));
+	else if (l->rstate != R_IDLE)
+		fail_note(&c->aband, l, "abandoned by %s with a wait entry still armed",
+			  abandon_name(why));
+}
+
+static void on_io_destroy(struct checker *c, const struct fsaio_record *r)
+{
+	if (r->res != 0 || !r->ring)
+		return;		/* -EINVAL: no such context, nothing abandoned */
+	c->destroys++;
+	mark_set(c, r->tgid, r->ring);
+}
+
 /* ---------- events ---------- */
 
 static void on_submit(struct checker *c, const struct fsaio_record *r)
 {
 	struct lc *l = lc_find(c, r, true);
 
-	if (l && lc_inflight(l))
-		fail_note(&c->eonce, l, "submitted again before it completed");
+	if (l && lc_inflight(l)) {
+		unsigned why = abandon_reason(c, l);
+
+		if (why)
+			lc_abandon(c, l, why);	/* iocb reused after io_destroy */
+		else
+			fail_note(&c->eonce, l, "submitted again before it completed");
+	}
 	if (!l)
 		l = lc_create(c, r);
 	if (!l)
 		return;
 	lc_reset(c, l, r);
+	l->ring = r->ring;
 	lc_push(l, FSAIO_EV_SUBMIT, 0);
 	c->st.engine[l->engine].submitted++;
 	c->lifecycles++;
@@ -863,53 +998,6 @@ static void on_sleep(struct checker *c, const struct fsaio_record *r)
 	s->ns += ns;
 }
 
-static void on_proc_exit(struct checker *c, uint32_t tgid)
-{
-	uint32_t h;
-
-	if ((c->nr_exits + 1) * 2 > c->exit_mask + 1) {
-		uint32_t cap = (c->exit_mask + 1) * 2, i;
-		uint64_t *k = calloc(cap, sizeof(*k)), *v = calloc(cap, sizeof(*v));
-
-		if (!k || !v) {
-			free(k);
-			free(v);
-			return;
-		}
-		for (i = 0; i <= c->exit_mask; i++) {
-			if (!c->exit_at[i])
-				continue;
-			for (h = hash64(c->exit_keys[i]) & (cap - 1); v[h]; h = (h + 1) & (cap - 1))
-				;
-			k[h] = c->exit_keys[i];
-			v[h] = c->exit_at[i];
-		}
-		free(c->exit_keys);
-		free(c->exit_at);
-		c->exit_keys = k;
-		c->exit_at = v;
-		c->exit_mask = cap - 1;
-	}
-	for (h = hash64(tgid) & c->exit_mask; c->exit_at[h]; h = (h + 1) & c->exit_mask)
-		if (c->exit_keys[h] == tgid)
-			break;
-	if (!c->exit_at[h])
-		c->nr_exits++;
-	c->exit_keys[h] = tgid;
-	c->exit_at[h] = c->st.records;	/* >= 1: this record is counted */
-}
-
-/* Did the lifecycle's process exit after submitting it? */
-static bool exited_after(const struct checker *c, const struct lc *l)
-{
-	uint32_t h;
-
-	for (h = hash64(l->tgid) & c->exit_mask; c->exit_at[h]; h = (h + 1) & c->exit_mask)
-		if (c->exit_keys[h] == l->tgid)
-			return c->exit_at[h] > l->born;
-	return false;
-}
-
 /* ---------- feeding ---------- */
 
 static void malformed(struct checker *c, const char *why)
@@ -978,7 +1066,8 @@ int checker_feed(struct checker *c, const struct fsaio_record *rec)
 	case FSAIO_EV_COMPLETE:		on_complete(c, &r);	break;
 	case FSAIO_EV_REAP:		on_reap(c, &r);		break;
 	case FSAIO_EV_SLEEP:		on_sleep(c, &r);	break;
-	case FSAIO_EV_PROC_EXIT:	on_proc_exit(c, r.tgid); break;
+	case FSAIO_EV_PROC_EXIT:	mark_set(c, r.tgid, 0);	break;
+	case FSAIO_EV_IO_DESTROY:	on_io_destroy(c, &r);	break;
 	case FSAIO_EV_TRACE_END:
 		c->end_lost += r.arg0;
 		c->trace_ends++;
@@ -1046,14 +1135,34 @@ static void finish_integrity(struct checker *c)
 			 c->reordered);
 }
 
+/* Open libaio lifecycles whose context or process is gone: abandoned. */
+static void settle_abandoned(struct checker *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->nr_lcs; i++) {
+		struct lc *l = &c->lcs[i];
+		unsigned why = abandon_reason(c, l);
+
+		if (why)
+			lc_abandon(c, l, why);
+	}
+}
+
 static void finish_exactly_once(struct checker *c)
 {
 	struct invariant_result *ir = &c->res[INV_EXACTLY_ONCE];
-	char extra[96] = "";
+	char extra[200] = "";
+	size_t o = 0;
 
-	if (c->unmatched_uring)
-		snprintf(extra, sizeof(extra), "; %" PRIu64 " io_uring completions of unsubmitted requests",
-			 c->unmatched_uring);
+	if (c->abandoned[AB_DESTROY] || c->abandoned[AB_EXIT])
+		o += snprintf(extra, sizeof(extra), "; %" PRIu64 " abandoned unreaped (%"
+			      PRIu64 " by io_destroy, %" PRIu64 " by process exit)",
+			      c->abandoned[AB_DESTROY] + c->abandoned[AB_EXIT],
+			      c->abandoned[AB_DESTROY], c->abandoned[AB_EXIT]);
+	if (c->unmatched_uring && o < sizeof(extra))
+		snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64
+			 " io_uring completions of unsubmitted requests", c->unmatched_uring);
 	if (c->eonce.count)
 		set_result(ir, VERDICT_FAIL, c->lifecycles, "%" PRIu64 " violations; first: %s",
 			   c->eonce.count, c->eonce.first);
@@ -1166,6 +1275,8 @@ static void finish_quiescence(struct checker *c)
 {
 	struct invariant_result *ir = &c->res[INV_QUIESCENCE];
 	uint64_t inflight = 0, armed = 0;
+	uint64_t abandoned = c->abandoned[AB_DESTROY] + c->abandoned[AB_EXIT];
+	char extra[160] = "";
 	uint32_t i;
 
 	for (i = 0; i < c->nr_lcs; i++) {
@@ -1173,6 +1284,8 @@ static void finish_quiescence(struct checker *c)
 
 		if (!(l->flags & LC_ACTIVE))
 			continue;
+		if (l->flags & LC_ABANDONED)
+			continue;	/* judged by lc_abandon() */
 		if (l->rstate != R_IDLE) {
 			armed++;
 			if (l->flags & LC_DONE)	/* in flight ones are reported below */
@@ -1181,10 +1294,8 @@ static void finish_quiescence(struct checker *c)
 		if (l->flags & LC_DONE)
 			continue;
 		inflight++;
-		if (l->engine == FSAIO_ENGINE_LIBAIO && exited_after(c, l))
-			fail_note(&c->quiesce, l, "never reaped; process exited");
-		else if (l->engine == FSAIO_ENGINE_LIBAIO && (l->flags & LC_KCOMPLETE))
-			fail_note(&c->quiesce, l, "completed in the kernel, never reaped");
+		if (l->engine == FSAIO_ENGINE_LIBAIO && (l->flags & LC_KCOMPLETE))
+			fail_note(&c->quiesce, l, "completed in the kernel, never reaped (context alive)");
 		else
 			fail_note(&c->quiesce, l, "still in flight at the end");
 	}
@@ -1192,10 +1303,20 @@ static void finish_quiescence(struct checker *c)
 		set_result(ir, VERDICT_FAIL, c->lifecycles,
 			   "%" PRIu64 " requests never completed, %" PRIu64
 			   " armed wait entries; first: %s", inflight, armed, c->quiesce.first);
-	else
+	else if (c->aband.count)
+		set_result(ir, VERDICT_FAIL, c->lifecycles,
+			   "%" PRIu64 " of %" PRIu64 " abandoned requests not finished by the kernel; first: %s",
+			   c->aband.count, abandoned, c->aband.first);
+	else {
+		if (abandoned)
+			snprintf(extra, sizeof(extra), "; %" PRIu64 " abandoned by io_destroy/exit, %s",
+				 abandoned, c->cfg.see_libaio_kernel_complete ?
+				 "each completed in the kernel" :
+				 "their kernel completion not observable here");
 		set_result(ir, VERDICT_PASS, c->lifecycles,
-			   "%" PRIu64 " requests, none in flight, no armed wait entry at the end",
-			   c->lifecycles);
+			   "%" PRIu64 " requests, none in flight, no armed wait entry at the end%s",
+			   c->lifecycles, extra);
+	}
 }
 
 static const char *const inv_names[INV__COUNT] = {
@@ -1214,6 +1335,7 @@ void checker_finish(struct checker *c)
 		return;
 	c->finished = true;
 	c->st.lost = lost_now(c);
+	settle_abandoned(c);
 	finish_integrity(c);
 	finish_exactly_once(c);
 	finish_retry(c);
@@ -1236,10 +1358,9 @@ struct checker *checker_new(const struct checker_config *cfg)
 		c->cfg = *cfg;
 	if (table_init(&c->req_tab, 1024) || table_init(&c->thr_tab, 64))
 		goto err;
-	c->exit_mask = 15;
-	c->exit_keys = calloc(16, sizeof(*c->exit_keys));
-	c->exit_at = calloc(16, sizeof(*c->exit_at));
-	if (!c->exit_keys || !c->exit_at)
+	c->marks_mask = 15;
+	c->marks = calloc(16, sizeof(*c->marks));
+	if (!c->marks)
 		goto err;
 	/* Results read before checker_finish() say so rather than pass. */
 	for (i = 0; i < INV__COUNT; i++) {
@@ -1265,8 +1386,7 @@ void checker_free(struct checker *c)
 	free(c->thr_tab.slot);
 	free(c->lcs);
 	free(c->req_tab.slot);
-	free(c->exit_keys);
-	free(c->exit_at);
+	free(c->marks);
 	free(c);
 }
 

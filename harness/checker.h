@@ -61,7 +61,8 @@ struct wait_cell {
 
 struct engine_stats {
 	uint64_t submitted;	/* requests accepted (SUBMIT minus rejected by SUBMIT_DONE) */
-	uint64_t completed;	/* requests completed (COMPLETE or REAP, once each) */
+	uint64_t completed;	/* requests completed (COMPLETE or REAP, once each);
+				 * submitted == completed + abandoned + in flight */
 	uint64_t blocked_in_submit;	/* page/bit/writeback/journal sleeps inside this engine's submit syscall */
 	uint64_t blocked_ns;	/* their total duration */
 	uint64_t retries;
@@ -71,6 +72,8 @@ struct engine_stats {
 	uint64_t submit_calls;	/* submit syscalls seen (SUBMIT_DONE) */
 	uint64_t submit_ns;	/* total time inside them */
 	uint64_t errors;	/* completions with res < 0 */
+	uint64_t abandoned;	/* libaio: never reaped, context destroyed or
+				 * process exited first (not in completed) */
 };
 
 struct checker_stats {

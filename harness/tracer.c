@@ -60,6 +60,8 @@ static const struct prog_desc progs[] = {
 	{ "fsaio_io_submit_exit", PK_TP, "syscalls", "sys_exit_io_submit", FEAT_SYSCALL_TP },
 	{ "fsaio_io_getevents_enter", PK_TP, "syscalls", "sys_enter_io_getevents", FEAT_SYSCALL_TP },
 	{ "fsaio_io_getevents_exit", PK_TP, "syscalls", "sys_exit_io_getevents", FEAT_SYSCALL_TP },
+	{ "fsaio_io_destroy_enter", PK_TP, "syscalls", "sys_enter_io_destroy", 0 },
+	{ "fsaio_io_destroy_exit", PK_TP, "syscalls", "sys_exit_io_destroy", 0 },
 	{ "fsaio_io_pgetevents_enter", PK_TP, "syscalls", "sys_enter_io_pgetevents", 0 },
 	{ "fsaio_io_pgetevents_exit", PK_TP, "syscalls", "sys_exit_io_pgetevents", 0 },
 	{ "fsaio_io_uring_enter_enter", PK_TP, "syscalls", "sys_enter_io_uring_enter", 0 },

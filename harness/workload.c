@@ -130,6 +130,8 @@ int workload_parse_summary(const char *line, struct workload_report *out)
 			out->completed = strtoull(val, NULL, 10), got++;
 		else if (!strcmp(key, "errors"))
 			out->errors = strtoull(val, NULL, 10);
+		else if (!strcmp(key, "abandoned"))
+			out->abandoned = strtoull(val, NULL, 10);
 	}
 	if (got < 3)
 		return -EINVAL;

@@ -32,6 +32,8 @@ struct workload_report {
 	int valid;		/* a summary was found and parsed */
 	char engine[64];	/* libaio, io_uring, psync, mixed */
 	uint64_t submitted, completed, errors;
+	uint64_t abandoned;	/* libaio requests left unreaped to io_destroy or
+				 * process exit on purpose (0 when not given) */
 	double slat_mean_ns;	/* fio only: mean submission latency */
 	uint64_t slat_samples;
 	char line[512];		/* the summary, for reports */

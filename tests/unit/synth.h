@@ -59,9 +59,11 @@ static inline struct checker_config synth_cfg_stock(void)
 	return cfg;
 }
 
-/* libaio: iocb at index idx of batch (thread pid == tgid) */
-static inline void aio_submit(struct checker *c, uint32_t tgid, uint64_t iocb,
-			      int32_t batch, uint32_t idx)
+#define SYNTH_RING	0x7f1234560000ull	/* the default aio_context_t */
+
+/* libaio: iocb at index idx of batch into context ring (thread pid == tgid) */
+static inline void aio_submit_in(struct checker *c, uint32_t tgid, uint64_t ring,
+				 uint64_t iocb, int32_t batch, uint32_t idx)
 {
 	struct fsaio_record r = synth_rec(FSAIO_EV_SUBMIT, FSAIO_ENGINE_LIBAIO, tgid, iocb);
 
@@ -69,6 +71,25 @@ static inline void aio_submit(struct checker *c, uint32_t tgid, uint64_t iocb,
 	r.arg1 = 4096;
 	r.arg2 = (uint64_t)idx << 32;
 	r.res = batch;
+	r.ring = ring;
+	synth_feed(c, &r);
+}
+
+static inline void aio_submit(struct checker *c, uint32_t tgid, uint64_t iocb,
+			      int32_t batch, uint32_t idx)
+{
+	aio_submit_in(c, tgid, SYNTH_RING, iocb, batch, idx);
+}
+
+/* io_destroy(ring) by tgid returned ret */
+static inline void aio_destroy(struct checker *c, uint32_t tgid, uint64_t ring,
+			       int32_t ret)
+{
+	struct fsaio_record r = synth_rec(FSAIO_EV_IO_DESTROY, FSAIO_ENGINE_LIBAIO, tgid, 0);
+
+	r.ring = ring;
+	r.res = ret;
+	r.arg1 = 5000;
 	synth_feed(c, &r);
 }
 
@@ -101,15 +122,21 @@ static inline void aio_reap(struct checker *c, uint32_t tgid, uint64_t iocb, int
 	synth_feed(c, &r);
 }
 
-/* A whole accepted batch of n iocbs at base, base + 64, ... */
-static inline void aio_batch(struct checker *c, uint32_t tgid, uint64_t base,
-			     int32_t batch, unsigned n)
+/* A whole accepted batch of n iocbs at base, base + 64, ... into ring */
+static inline void aio_batch_in(struct checker *c, uint32_t tgid, uint64_t ring,
+				uint64_t base, int32_t batch, unsigned n)
 {
 	unsigned i;
 
 	for (i = 0; i < n; i++)
-		aio_submit(c, tgid, base + 64 * i, batch, i);
+		aio_submit_in(c, tgid, ring, base + 64 * i, batch, i);
 	aio_submit_done(c, tgid, batch, n, n);
+}
+
+static inline void aio_batch(struct checker *c, uint32_t tgid, uint64_t base,
+			     int32_t batch, unsigned n)
+{
+	aio_batch_in(c, tgid, SYNTH_RING, base, batch, n);
 }
 
 static inline void uring_submit(struct checker *c, uint32_t tgid, uint64_t req)
