@@ -15,28 +15,9 @@
 
 #include "common.h"
 
-#define RSIZE		4096u
-#define STRIDE		(64u * 1024)
-
 static const char help[] =
 	"COUNT (64) cold 4 KiB reads signalled through an eventfd, verified.\n"
-	"  (-s is ignored: the file is COUNT*64k)\n";
-
-struct ctx {
-	struct wl_file f;
-	char *bufs;
-};
-
-static int check(uint64_t id, long res, void *arg)
-{
-	struct ctx *c = arg;
-
-	if (res != RSIZE) {
-		fprintf(stderr, "read %" PRIu64 ": res %ld, want %u\n", id, res, RSIZE);
-		return -1;
-	}
-	return wl_verify(&c->f, c->bufs + id * RSIZE, id * STRIDE, RSIZE);
-}
+	"  -s FILESIZE  file size; requests are spread evenly (default COUNT*64k)\n";
 
 /* Wait for the eventfd; returns its counter, 0 on timeout. */
 static uint64_t wait_eventfd(int efd)
@@ -82,41 +63,24 @@ static int reap_signalled(io_context_t ctx, uint64_t cnt, struct wl_stats *st,
 int main(int argc, char **argv)
 {
 	struct wl_opts o = { .name = "aio_eventfd", .count = 64 };
-	struct ctx c = { .f.seed = 0xefd };
+	struct wl_reads c = { .f.seed = 0xefd };
 	struct wl_stats st = { 0 };
-	struct wl_reap r = { .check = check, .arg = &c };
-	struct iocb *cbs, **ptrs;
 	uint64_t signalled = 0;
+	struct iocb *cbs;
 	io_context_t ctx;
 	int fd, efd;
 
 	wl_getopt(argc, argv, &o, help, NULL, NULL);
-	c.f.size = (uint64_t)o.count * STRIDE;
-	r.nreq = o.count;
-	wl_create(&c.f, o.dir, o.name);
-	fd = wl_open_cold(&c.f, O_RDONLY);
+	fd = wl_batch_case(&o, &c);
 	efd = eventfd(0, EFD_CLOEXEC);
 	if (efd < 0)
 		wl_die("eventfd", errno);
 
 	wl_aio_setup(o.count, &ctx);
-	cbs = calloc(o.count, sizeof(*cbs));
-	ptrs = calloc(o.count, sizeof(*ptrs));
-	r.seen = calloc(o.count, 1);
-	c.bufs = wl_alloc((size_t)o.count * RSIZE);
-	if (!cbs || !ptrs || !r.seen)
-		wl_die("calloc", ENOMEM);
-	for (unsigned i = 0; i < o.count; i++) {
-		io_prep_pread(&cbs[i], fd, c.bufs + (size_t)i * RSIZE, RSIZE,
-			      (uint64_t)i * STRIDE);
+	cbs = wl_aio_prep_reads(&c, fd);
+	for (unsigned i = 0; i < o.count; i++)
 		io_set_eventfd(&cbs[i], efd);
-		cbs[i].data = (void *)(uintptr_t)i;
-		ptrs[i] = &cbs[i];
-	}
-
-	st.submitted = wl_aio_submit_all(ctx, ptrs, o.count);
-	if (st.submitted < o.count)
-		st.errors++;
+	wl_aio_submit_iocbs(ctx, cbs, o.count, &st);
 	while (st.completed < st.submitted) {
 		uint64_t cnt = wait_eventfd(efd);
 
@@ -127,12 +91,12 @@ int main(int argc, char **argv)
 			break;
 		}
 		signalled += cnt;
-		if (reap_signalled(ctx, cnt, &st, &r)) {
+		if (reap_signalled(ctx, cnt, &st, &c.reap)) {
 			st.errors++;
 			break;
 		}
 	}
-	wl_aio_expect_idle(ctx, &st, &r);
+	wl_aio_expect_idle(ctx, &st, &c.reap);
 	if (signalled != st.completed) {
 		fprintf(stderr, "eventfd counted %" PRIu64 ", reaped %" PRIu64 "\n",
 			signalled, st.completed);

@@ -130,7 +130,7 @@ int main(int argc, char **argv)
 	struct wl_stats st = { 0 };
 	struct wl_reap r = { .check = check };
 	struct wl_extent *ext;
-	struct iocb *cbs, **ptrs;
+	struct iocb *cbs;
 	io_context_t ctx;
 	char *bufs;
 	long dirty;
@@ -158,10 +158,9 @@ int main(int argc, char **argv)
 		wl_die(f.path, errno);
 	wl_aio_setup(o.count, &ctx);
 	cbs = calloc(o.count, sizeof(*cbs));
-	ptrs = calloc(o.count, sizeof(*ptrs));
 	r.seen = calloc(o.count, 1);
 	bufs = wl_alloc((size_t)o.count * WSIZE);
-	if (!cbs || !ptrs || !r.seen)
+	if (!cbs || !r.seen)
 		wl_die("calloc", ENOMEM);
 	r.nreq = o.count;
 	for (unsigned i = 0; i < o.count; i++) {
@@ -170,14 +169,8 @@ int main(int argc, char **argv)
 		pattern_fill(f.seed, (uint64_t)i * STRIDE, b, WSIZE);
 		io_prep_pwrite(&cbs[i], fd, b, WSIZE, (uint64_t)i * STRIDE);
 		cbs[i].data = (void *)(uintptr_t)i;
-		ptrs[i] = &cbs[i];
 	}
-
-	st.submitted = wl_aio_submit_all(ctx, ptrs, o.count);
-	if (st.submitted < o.count)
-		st.errors++;
-	wl_aio_reap(ctx, &st, &r);
-	wl_aio_expect_idle(ctx, &st, &r);
+	wl_aio_run(ctx, cbs, o.count, &st, &r);
 
 	/* Before anything else touches the file: nothing may be unstable. */
 	dirty = unstable_pages(fd);

@@ -27,50 +27,28 @@ static const struct wl_extent data[] = {
 #define NDATA	(sizeof(data) / sizeof(data[0]))
 #define NFIXED	(2 * NDATA + 3)
 
-struct ctx {
-	struct wl_file f;
-	char *bufs;
-};
-
 /* Request i: first the fixed boundary cases, then random ones. */
-static void req(const struct wl_file *f, unsigned i, uint64_t *off, size_t *len)
+static void req(const struct wl_file *f, unsigned i, struct wl_rd *q)
 {
 	if (i < 2 * NDATA) {
 		const struct wl_extent *e = &data[i / 2];
 		uint64_t b = i % 2 ? e->off + e->len : e->off;
 
-		*off = b - 3000;	/* every boundary is > 3000 */
-		*len = 8000;
+		q->off = b - 3000;	/* every boundary is > 3000 */
+		q->len = 8000;
 	} else if (i == 2 * NDATA) {
-		*off = 600000;		/* wholly in a hole */
-		*len = 8192;
+		q->off = 600000;	/* wholly in a hole */
+		q->len = 8192;
 	} else if (i == 2 * NDATA + 1) {
-		*off = (1 << 20) - 4096;	/* a whole extent and both sides */
-		*len = 64 * 1024 + 8192;
+		q->off = (1 << 20) - 4096;	/* a whole extent and both sides */
+		q->len = 64 * 1024 + 8192;
 	} else if (i == 2 * NDATA + 2) {
-		*off = f->size - 2000;	/* tail hole into EOF: short read */
-		*len = 8000;
+		q->off = f->size - 2000;	/* tail hole into EOF: short read */
+		q->len = 8000;
 	} else {
-		*off = wl_rand(f->seed, i, f->size);
-		*len = 1 + wl_rand(~f->seed, i, 32 * 1024);
+		q->off = wl_rand(f->seed, i, f->size);
+		q->len = 1 + wl_rand(~f->seed, i, 32 * 1024);
 	}
-}
-
-static int check(uint64_t id, long res, void *arg)
-{
-	struct ctx *c = arg;
-	char *buf = c->bufs + (size_t)id * SLOT;
-	uint64_t off;
-	size_t len, want;
-
-	req(&c->f, id, &off, &len);
-	want = wl_expected_res(&c->f, off, len);
-	if (res != (long)want) {
-		fprintf(stderr, "read %" PRIu64 " at %" PRIu64 "+%zu: res %ld, want %zu\n",
-			id, off, len, res, want);
-		return -1;
-	}
-	return wl_verify(&c->f, buf, off, want) || wl_check_tail(buf, want, len);
 }
 
 /* Not a failure (some filesystems fill holes), but worth saying. */
@@ -86,12 +64,8 @@ static void note_holes(int fd)
 int main(int argc, char **argv)
 {
 	struct wl_opts o = { .name = "aio_read_holes", .count = 21 };
-	struct ctx c = { .f.seed = 0x401e5, .f.data = data, .f.ndata = NDATA };
+	struct wl_reads c = { .f.seed = 0x401e5, .f.data = data, .f.ndata = NDATA };
 	struct wl_stats st = { 0 };
-	struct wl_reap r = { .check = check, .arg = &c };
-	struct iocb *cbs, **ptrs;
-	io_context_t ctx;
-	unsigned n;
 	int fd;
 
 	wl_getopt(argc, argv, &o, help, NULL, NULL);
@@ -100,35 +74,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "-s must be >= 2m\n");
 		return WL_USAGE;
 	}
-	n = r.nreq = NFIXED + o.count;
-	wl_create(&c.f, o.dir, o.name);
-	fd = wl_open_cold(&c.f, O_RDONLY);
-	note_holes(fd);
-
-	wl_aio_setup(n, &ctx);
-	cbs = calloc(n, sizeof(*cbs));
-	ptrs = calloc(n, sizeof(*ptrs));
-	r.seen = calloc(n, 1);
-	c.bufs = wl_alloc((size_t)n * SLOT);
-	if (!cbs || !ptrs || !r.seen)
-		wl_die("calloc", ENOMEM);
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t off;
-		size_t len;
-
-		req(&c.f, i, &off, &len);
-		io_prep_pread(&cbs[i], fd, c.bufs + (size_t)i * SLOT, len, off);
-		cbs[i].data = (void *)(uintptr_t)i;
-		ptrs[i] = &cbs[i];
+	wl_reads_init(&c, NFIXED + o.count, SLOT);
+	for (unsigned i = 0; i < c.n; i++) {
+		req(&c.f, i, &c.rd[i]);
+		c.rd[i].buf = c.bufs + (size_t)i * SLOT;
 	}
-
-	st.submitted = wl_aio_submit_all(ctx, ptrs, n);
-	if (st.submitted < n)
-		st.errors++;
-	wl_aio_reap(ctx, &st, &r);
-	wl_aio_expect_idle(ctx, &st, &r);
-
-	io_destroy(ctx);
+	fd = wl_reads_file(&o, &c);
+	note_holes(fd);
+	wl_aio_reads(&c, fd, &st);
 	close(fd);
 	return wl_finish(&o, "libaio", &st);
 }

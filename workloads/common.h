@@ -11,11 +11,13 @@
  *    buffered reads are cold and really wait on the device.
  *  - Last line on stdout, parsed by the harness (counts must be exact):
  *      fsaio-workload: name=N engine=E submitted=N completed=N errors=N
- *                      bytes=N verified=N
+ *                      bytes=N verified=N [abandoned=N]
  *    submitted/completed: async requests accepted by io_submit/io_uring and
  *    reaped as io_event/CQE; errors: requests with a wrong result or wrong
  *    data; bytes: sum of positive results; verified: requests (async and,
- *    in mixed cases, sync) whose every byte matched.
+ *    in mixed cases, sync) whose every byte matched; abandoned (only when
+ *    not 0): requests left unreaped on purpose to io_destroy or to the exit
+ *    of the process that submitted them.
  *  - Exit: 0 pass, 1 mismatch/unexpected result, 2 usage, 4 skip.
  */
 #ifndef FSAIO_WORKLOADS_COMMON_H
@@ -134,18 +136,21 @@ usage:
 /* ---- result accounting and the final line ----------------------------- */
 
 struct wl_stats {
-	uint64_t submitted, completed, errors, bytes, verified;
+	uint64_t submitted, completed, errors, bytes, verified, abandoned;
 };
 
 static inline int wl_finish(const struct wl_opts *o, const char *engine,
 			    const struct wl_stats *st)
 {
-	bool ok = !st->errors && st->submitted == st->completed;
+	bool ok = !st->errors && st->submitted == st->completed + st->abandoned;
+	char ab[40] = "";
 
+	if (st->abandoned)
+		snprintf(ab, sizeof(ab), " abandoned=%" PRIu64, st->abandoned);
 	printf("fsaio-workload: name=%s engine=%s submitted=%" PRIu64
 	       " completed=%" PRIu64 " errors=%" PRIu64 " bytes=%" PRIu64
-	       " verified=%" PRIu64 "\n", o->name, engine, st->submitted,
-	       st->completed, st->errors, st->bytes, st->verified);
+	       " verified=%" PRIu64 "%s\n", o->name, engine, st->submitted,
+	       st->completed, st->errors, st->bytes, st->verified, ab);
 	fflush(stdout);
 	return ok ? WL_PASS : WL_FAIL;
 }
@@ -292,6 +297,9 @@ static inline void wl_track(const char *path)
 
 	if (!registered && !atexit(wl_remove_all))
 		registered = true;
+	for (unsigned i = 0; i < WL_MAX_FILES; i++)
+		if (!strcmp(wl_created[i], path))
+			return;		/* created again: already tracked */
 	for (unsigned i = 0; i < WL_MAX_FILES; i++)
 		if (!wl_created[i][0]) {
 			snprintf(wl_created[i], PATH_MAX, "%s", path);
@@ -467,27 +475,35 @@ static inline void wl_aio_account(struct wl_stats *st, struct wl_reap *r,
 		wl_account(st, r, (uintptr_t)ev[i].data, (long)ev[i].res);
 }
 
-/* io_getevents until every submitted request is reaped (or timeout). */
-static inline void wl_aio_reap(io_context_t ctx, struct wl_stats *st,
-			       struct wl_reap *r)
+/* io_getevents until nr more requests are reaped (or timeout); never
+ * more than nr, so the rest stay in the ring. */
+static inline void wl_aio_reap_n(io_context_t ctx, struct wl_stats *st,
+				 struct wl_reap *r, uint64_t nr)
 {
 	struct io_event ev[64];
 
-	while (st->completed < st->submitted) {
+	while (nr) {
 		struct timespec ts = { WL_TIMEOUT_S, 0 };
-		int n = io_getevents(ctx, 1, 64, ev, &ts);
+		int n = io_getevents(ctx, 1, nr < 64 ? nr : 64, ev, &ts);
 
 		if (n == -EINTR)
 			continue;
 		if (n <= 0) {
 			fprintf(stderr, "io_getevents: %s with %" PRIu64 " in flight\n",
-				n ? strerror(-n) : "timed out",
-				st->submitted - st->completed);
+				n ? strerror(-n) : "timed out", nr);
 			st->errors++;
 			return;
 		}
 		wl_aio_account(st, r, ev, n);
+		nr -= n;
 	}
+}
+
+/* io_getevents until every submitted request is reaped (or timeout). */
+static inline void wl_aio_reap(io_context_t ctx, struct wl_stats *st,
+			       struct wl_reap *r)
+{
+	wl_aio_reap_n(ctx, st, r, st->submitted - st->completed - st->abandoned);
 }
 
 /* After the last expected completion nothing more may arrive. */
@@ -631,6 +647,228 @@ static inline int wl_verify_iov(const struct wl_file *f, const struct iovec *iov
 		res -= n;
 	}
 	return 0;
+}
+
+/* ---- read cases: one request table, both engines ----------------------- */
+
+/* Request i of a read case: where it reads, how much, into what. */
+struct wl_rd {
+	uint64_t off;
+	size_t len;		/* bytes asked (the iovecs' sum if vectored) */
+	char *buf;		/* plain read */
+	struct iovec *iov;	/* vectored read, when niov > 0 */
+	unsigned niov;
+};
+
+/* A read case: the file, its requests (id = index) and their bookkeeping. */
+struct wl_reads {
+	struct wl_file f;
+	struct wl_rd *rd;
+	unsigned n;
+	char *bufs;		/* n slots, filled with 0xa5 */
+	struct wl_reap reap;
+};
+
+/* The result of read id must be what the file holds there: exactly up to
+ * EOF, every byte matching, nothing written past the result. */
+static inline int wl_rd_check(uint64_t id, long res, void *arg)
+{
+	const struct wl_reads *c = arg;
+	const struct wl_rd *q = &c->rd[id];
+	size_t want = wl_expected_res(&c->f, q->off, q->len);
+
+	if (res != (long)want) {
+		fprintf(stderr, "read %" PRIu64 " at %" PRIu64 "+%zu: res %ld, want %zu\n",
+			id, q->off, q->len, res, want);
+		return -1;
+	}
+	if (q->niov)
+		return wl_verify_iov(&c->f, q->iov, q->niov, q->off, want);
+	return wl_verify(&c->f, q->buf, q->off, want) ||
+	       wl_check_tail(q->buf, want, q->len);
+}
+
+/* n requests with slot bytes of buffer each; the caller fills c->rd[]. */
+static inline void wl_reads_init(struct wl_reads *c, unsigned n, size_t slot)
+{
+	c->n = n;
+	c->rd = calloc(n, sizeof(*c->rd));
+	c->bufs = wl_alloc((size_t)n * slot);
+	c->reap = (struct wl_reap){ .nreq = n, .seen = calloc(n, 1),
+				    .check = wl_rd_check, .arg = c };
+	if (!c->rd || !c->reap.seen)
+		wl_die("calloc", ENOMEM);
+}
+
+/* n reads of len bytes at i * stride into consecutive len-byte slots. */
+static inline void wl_strided_reads(struct wl_reads *c, unsigned n,
+				    uint64_t stride, size_t len)
+{
+	wl_reads_init(c, n, len);
+	for (unsigned i = 0; i < n; i++)
+		c->rd[i] = (struct wl_rd){ .off = i * stride, .len = len,
+					   .buf = c->bufs + (size_t)i * len };
+}
+
+/* Create c->f in o->dir, drop it from the cache; the fd for cold reads. */
+static inline int wl_reads_file(const struct wl_opts *o, struct wl_reads *c)
+{
+	wl_create(&c->f, o->dir, o->name);
+	return wl_open_cold(&c->f, O_RDONLY);
+}
+
+#define WL_BATCH_STRIDE	(64u * 1024)
+
+/*
+ * The *_read_batch case (also aio_eventfd, mixed_sync_async): COUNT 4 KiB
+ * reads at distinct page-aligned offsets, 64 KiB apart or spread evenly
+ * over -s FILESIZE.  Returns the cold fd.
+ */
+static inline int wl_batch_case(const struct wl_opts *o, struct wl_reads *c)
+{
+	uint64_t stride = o->size_set ?
+		(o->size / o->count) & ~(uint64_t)(WL_PAGE - 1) : WL_BATCH_STRIDE;
+
+	if (stride < WL_PAGE) {
+		fprintf(stderr, "-s too small for %u distinct 4 KiB reads\n", o->count);
+		exit(WL_USAGE);
+	}
+	c->f.size = o->size_set ? o->size : (uint64_t)o->count * WL_BATCH_STRIDE;
+	wl_strided_reads(c, o->count, stride, WL_PAGE);
+	return wl_reads_file(o, c);
+}
+
+/* The *_read_unaligned case: wl_unaligned_req() into unaligned buffers. */
+static inline int wl_unaligned_case(const struct wl_opts *o, struct wl_reads *c)
+{
+	const size_t slot = 16u * 1024;
+
+	c->f.size = o->size_set ? o->size : WL_UNALIGNED_SIZE;
+	if (o->count < 3 || c->f.size < 16 * 1024) {
+		fprintf(stderr, "need -n >= 3 and -s >= 16k\n");
+		exit(WL_USAGE);
+	}
+	wl_reads_init(c, o->count, slot);
+	for (unsigned i = 0; i < c->n; i++) {
+		struct wl_rd *q = &c->rd[i];
+
+		wl_unaligned_req(&c->f, i, c->n, &q->off, &q->len);
+		q->buf = c->bufs + (size_t)i * slot + 1 + i % 61;	/* unaligned */
+	}
+	return wl_reads_file(o, c);
+}
+
+/* The vectored case (aio_preadv, uring_readv): wl_iov_layout() iovecs from
+ * unaligned offsets; the last request crosses EOF. */
+static inline int wl_iov_case(const struct wl_opts *o, struct wl_reads *c)
+{
+	struct iovec *iov;
+
+	c->f.size = o->size_set ? o->size : 4u << 20;
+	if (o->count < 2 || c->f.size < 64 * 1024) {
+		fprintf(stderr, "need -n >= 2 and -s >= 64k\n");
+		exit(WL_USAGE);
+	}
+	wl_reads_init(c, o->count, WL_IOV_SLOT);
+	iov = calloc((size_t)c->n * WL_NIOV, sizeof(*iov));
+	if (!iov)
+		wl_die("calloc", ENOMEM);
+	for (unsigned i = 0; i < c->n; i++) {
+		struct wl_rd *q = &c->rd[i];
+
+		q->iov = iov + (size_t)i * WL_NIOV;
+		q->niov = WL_NIOV;
+		q->len = wl_iov_layout(c->bufs + (size_t)i * WL_IOV_SLOT, i, q->iov);
+		q->off = i == c->n - 1 ? c->f.size - q->len / 2 :	/* crosses EOF */
+			 WL_PAGE * wl_rand(c->f.seed, i, c->f.size / WL_PAGE - 3) +
+			 (i * 37) % WL_PAGE;
+	}
+	return wl_reads_file(o, c);
+}
+
+/* libaio: one iocb per request of c (aio_data = id), not yet submitted. */
+static inline struct iocb *wl_aio_prep_reads(const struct wl_reads *c, int fd)
+{
+	struct iocb *cbs = calloc(c->n, sizeof(*cbs));
+
+	if (!cbs)
+		wl_die("calloc", ENOMEM);
+	for (unsigned i = 0; i < c->n; i++) {
+		const struct wl_rd *q = &c->rd[i];
+
+		if (q->niov)
+			io_prep_preadv(&cbs[i], fd, q->iov, q->niov, q->off);
+		else
+			io_prep_pread(&cbs[i], fd, q->buf, q->len, q->off);
+		cbs[i].data = (void *)(uintptr_t)i;
+	}
+	return cbs;
+}
+
+/* Submit n iocbs (one io_submit, continued if partial) and count them;
+ * fewer accepted than n is an error.  Returns how many were accepted. */
+static inline unsigned wl_aio_submit_iocbs(io_context_t ctx, struct iocb *cbs,
+					   unsigned n, struct wl_stats *st)
+{
+	struct iocb **ptrs = calloc(n, sizeof(*ptrs));
+	unsigned done;
+
+	if (!ptrs)
+		wl_die("calloc", ENOMEM);
+	for (unsigned i = 0; i < n; i++)
+		ptrs[i] = &cbs[i];
+	done = wl_aio_submit_all(ctx, ptrs, n);
+	free(ptrs);
+	st->submitted += done;
+	if (done < n)
+		st->errors++;
+	return done;
+}
+
+/* Submit, reap every completion, then make sure nothing else arrives. */
+static inline void wl_aio_run(io_context_t ctx, struct iocb *cbs, unsigned n,
+			      struct wl_stats *st, struct wl_reap *r)
+{
+	wl_aio_reap_n(ctx, st, r, wl_aio_submit_iocbs(ctx, cbs, n, st));
+	wl_aio_expect_idle(ctx, st, r);
+}
+
+/* The whole libaio side of a read case: its own context, one io_submit. */
+static inline void wl_aio_reads(struct wl_reads *c, int fd, struct wl_stats *st)
+{
+	struct iocb *cbs = wl_aio_prep_reads(c, fd);
+	io_context_t ctx;
+
+	wl_aio_setup(c->n, &ctx);
+	wl_aio_run(ctx, cbs, c->n, st, &c->reap);
+	io_destroy(ctx);
+	free(cbs);
+}
+
+/* The whole io_uring side of a read case on ring (set up by the caller,
+ * before creating files, so that a skip leaves nothing behind). */
+static inline void wl_uring_reads(struct wl_reads *c, struct io_uring *ring,
+				  int fd, struct wl_stats *st)
+{
+	unsigned done;
+
+	for (unsigned i = 0; i < c->n; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+		const struct wl_rd *q = &c->rd[i];
+
+		if (q->niov)
+			io_uring_prep_readv(sqe, fd, q->iov, q->niov, q->off);
+		else
+			io_uring_prep_read(sqe, fd, q->buf, q->len, q->off);
+		io_uring_sqe_set_data64(sqe, i);
+	}
+	done = wl_uring_submit_all(ring, c->n);
+	st->submitted += done;
+	if (done < c->n)
+		st->errors++;
+	wl_uring_reap(ring, st, &c->reap);
+	wl_uring_expect_idle(ring, st, &c->reap);
+	io_uring_queue_exit(ring);
 }
 
 #endif
