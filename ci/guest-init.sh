@@ -38,6 +38,12 @@ poweroff_now() {
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
+# devtmpfs has no /dev/fd, /dev/std{in,out,err} (udev makes them): without
+# them `>>/dev/stdout` (the kselftest runner's log) creates a plain file.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+for i in 0:stdin 1:stdout 2:stderr; do
+	[ -e /dev/${i#*:} ] || ln -s /proc/self/fd/${i%%:*} /dev/${i#*:}
+done
 mkdir -p /dev/pts /dev/shm 2>/dev/null
 mount -t devpts devpts /dev/pts 2>/dev/null
 for d in /tmp /run /var/tmp /dev/shm; do mount -t tmpfs -o mode=1777 tmpfs $d; done

@@ -1,0 +1,230 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The error paths of ci/vm-run.sh: a dead guest or a dead QEMU is an ERROR
+# with its reason, never a pass, and leaves no QEMU process, no temp dir
+# and no OUT/.vm behind.  KTAP out, one line per case, with its time.
+#
+#   ci/vm-error-tests.sh --kernel BZIMAGE [--out DIR]   real QEMU (make vmselftest-errors)
+#   ci/vm-error-tests.sh --fake [--out DIR]             a fake QEMU, no kernel (tests/e2e)
+#
+# Cases (real): QEMU killed with SIGKILL while the guest runs `sleep 300`;
+# guest kernel panic (`echo c > /proc/sysrq-trigger`); init=/bin/false
+# (PID 1 exits: "Attempted to kill init!"); --timeout 30 on `sleep 600`;
+# SIGTERM to vm-run.sh mid-run (Ctrl-C path).  --fake adds the verdicts of
+# a guest that does come back: exit 0/1/4, a splat in dmesg, no exit code,
+# QEMU failing to start.  The fake QEMU (a script given as $QEMU) takes
+# vm-run.sh's real command line and acts out the guest: it writes the
+# console and the out share as guest-init.sh would, and `exec sleep`s for a
+# running command so that killing it kills "QEMU" itself.
+# Exit status: 0 every case as expected, 1 otherwise.
+set -uo pipefail
+{
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+KERNEL= FAKE=0 OUT=
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--kernel) KERNEL=$2; shift 2 ;;
+	--fake) FAKE=1; shift ;;
+	--out) OUT=$2; shift 2 ;;
+	-h|--help) awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+	*) echo "vm-error-tests: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[[ -n $KERNEL || $FAKE == 1 ]] || { echo "vm-error-tests: --kernel BZIMAGE or --fake" >&2; exit 2; }
+
+# Private TMPDIR: vm-run.sh's temp dir must be gone from it after every case.
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/fsaio-vmerr.XXXXXX") || exit 2
+export TMPDIR=$WORK/tmp
+mkdir -p "$TMPDIR"
+[[ -n $OUT ]] || OUT=$WORK/out
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+BG=
+cleanup() {
+	[[ -n $BG ]] && kill -TERM "$BG" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 2' INT TERM HUP
+
+if ((FAKE)); then
+	KERNEL=$WORK/bzImage-fake
+	head -c 4096 /dev/zero >"$KERNEL"
+	export QEMU=$WORK/fake-qemu-system-x86_64
+	cat >"$QEMU" <<'FAKE'
+#!/bin/bash
+# Fake QEMU for ci/vm-error-tests.sh: acts out the guest from the command line.
+out= con= pidf= append=
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	-pidfile) pidf=$2; shift ;;
+	-append) append=$2; shift ;;
+	-fsdev) [[ $2 == *id=fsaioout,* ]] && { out=${2#*path=}; out=${out%%,*}; }; shift ;;
+	-chardev) [[ $2 == file,id=con,* ]] && con=${2#*path=}; shift ;;
+	esac
+	shift
+done
+echo $$ >"$pidf"
+say() { printf '[%12.6f] %s\n' "$SECONDS" "$*" >>"$con"; }
+say "Linux version 6.12.0-fake"
+if [[ " $append " == *" init=/bin/false "* ]]; then
+	say "Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100"
+	exit 0		# panic=-1 -no-reboot: QEMU exits
+fi
+cmd=$(cat "$out/.vm/cmd.txt")
+say "fsaio-init: running: $cmd"
+case $cmd in
+"sleep "*) exec sleep "${cmd#sleep }" ;;
+*sysrq-trigger*)
+	say "sysrq: Trigger a crash"
+	say "Kernel panic - not syncing: sysrq triggered crash"
+	exit 0 ;;
+"exit "*) rc=${cmd#exit }
+	echo "fsaio-vm: command start" >"$out/dmesg"
+	echo "hello from the fake guest" >"$out/stdout"
+	echo "$rc" >"$out/exit-code" ;;
+splat)
+	printf '%s\n' "fsaio-vm: command start" \
+		"WARNING: CPU: 1 PID: 77 at mm/filemap.c:1 fake+0x0/0x10" >"$out/dmesg"
+	echo 0 >"$out/exit-code" ;;
+noexit) say "fsaio-init: cannot mount the out share (9p tag fsaioout); giving up" ;;
+qemufail) echo "qemu-system-x86_64: -device virtio-9p-pci: fake start failure" >&2; exit 1 ;;
+esac
+exit 0
+FAKE
+	chmod +x "$QEMU"
+	boot_wait=10 kill_after=0.5 timeout_case=3
+else
+	[[ -f $KERNEL ]] || { echo "vm-error-tests: no such kernel $KERNEL" >&2; exit 2; }
+	boot_wait=180 kill_after=2 timeout_case=30
+fi
+
+n=0 failed=0
+CASES=()
+echo "KTAP version 1"
+# vm-run.sh options common to every case.
+VMOPTS=(--accel tcg --disks none --kernel "$KERNEL")
+
+# Leftovers of the run in DIR: its QEMU (pidfile), any process naming DIR,
+# its temp dir, DIR/.vm.
+leftovers() {
+	local dir=$1 info tmp pid bad=
+	info=$(grep -o -- '-pidfile [^ ]*' "$dir/vm-run.info" 2>/dev/null | cut -d' ' -f2)
+	tmp=${info%/qemu.pid}
+	[[ -n $tmp && -d $tmp ]] && bad+=" temp dir $tmp;"
+	pid=$(cat "$dir/qemu.pid.seen" 2>/dev/null)
+	[[ -n $pid ]] && kill -0 "$pid" 2>/dev/null && bad+=" QEMU pid $pid alive;"
+	pgrep -f -- "$dir" >/dev/null && bad+=" processes: $(pgrep -af -- "$dir" | cut -c1-120 | tr '\n' ';')"
+	[[ -e $dir/.vm ]] && bad+=" $dir/.vm;"
+	echo "$bad"
+}
+
+# wait_for FILE REGEX SECONDS
+wait_for() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# expect NAME RC REGEX WHY: vm-run.sh's rc and result line, then leftovers.
+expect() {
+	local name=$1 want_rc=$2 re=$3 dir=$OUT/$1 rc=$4 t=$5 res bad
+	res=$(cat "$dir/result" 2>/dev/null)
+	bad=$(leftovers "$dir")
+	n=$((n + 1))
+	echo "# $name: vm-run.sh exit $rc, result: ${res:-none} (${t}s)"
+	if [[ $rc != "$want_rc" ]]; then
+		echo "# $name: expected exit $want_rc"; echo "not ok $n $name"; failed=$((failed + 1))
+	elif ! [[ $res =~ $re ]]; then
+		echo "# $name: result does not match /$re/"; echo "not ok $n $name"; failed=$((failed + 1))
+	elif [[ -n $bad ]]; then
+		echo "# $name: left behind:$bad"; echo "not ok $n $name"; failed=$((failed + 1))
+	else
+		echo "ok $n $name"
+	fi
+}
+
+# run NAME [vm-run.sh options] -- CMD: run in the foreground.
+run() {
+	local name=$1 t0 rc; shift
+	t0=$SECONDS
+	"$ROOT/ci/vm-run.sh" "${VMOPTS[@]}" --label "$name" --out "$OUT/$name" "$@" >"$OUT/$name.log" 2>&1
+	rc=$?
+	LAST_RC=$rc LAST_T=$((SECONDS - t0))
+}
+
+# run_bg_then NAME ACTION -- CMD: start, wait for the guest command, then
+# ACTION (kill-qemu | term-runner), wait for vm-run.sh.
+run_bg_then() {
+	local name=$1 action=$2 t0 pid info; shift 2
+	local dir=$OUT/$name
+	t0=$SECONDS
+	rm -rf "$dir"
+	"$ROOT/ci/vm-run.sh" "${VMOPTS[@]}" --label "$name" --out "$dir" "$@" >"$OUT/$name.log" 2>&1 &
+	BG=$!
+	if ! wait_for "$dir/console.log" 'fsaio-init: running:' "$boot_wait"; then
+		echo "# $name: the guest command never started"
+	fi
+	sleep "$kill_after"
+	info=$(grep -o -- '-pidfile [^ ]*' "$dir/vm-run.info" 2>/dev/null | cut -d' ' -f2)
+	pid=$(cat "$info" 2>/dev/null)
+	echo "$pid" >"$dir/qemu.pid.seen"
+	case $action in
+	kill-qemu) [[ -n $pid ]] && kill -KILL "$pid" ;;
+	term-runner) kill -TERM "$BG" ;;
+	esac
+	wait "$BG"
+	LAST_RC=$? LAST_T=$((SECONDS - t0))
+	BG=
+}
+
+plan=6
+((FAKE)) && plan=12
+echo "1..$plan"
+
+run_bg_then qemu_killed kill-qemu -- 'sleep 300'
+expect qemu_killed 2 '^ERROR rc=2 QEMU killed by signal 9' $LAST_RC $LAST_T
+
+run guest_panic -- 'echo c > /proc/sysrq-trigger'
+expect guest_panic 2 '^ERROR rc=2 guest kernel died: Kernel panic - not syncing: sysrq triggered crash' $LAST_RC $LAST_T
+
+run bad_init --append init=/bin/false -- true
+expect bad_init 2 '^ERROR rc=2 guest kernel died: Kernel panic - not syncing: Attempted to kill init!' $LAST_RC $LAST_T
+
+run guest_timeout --timeout "$timeout_case" -- 'sleep 600'
+expect guest_timeout 2 "^ERROR rc=2 timeout: no result after ${timeout_case}s" $LAST_RC $LAST_T
+
+run_bg_then runner_interrupted term-runner -- 'sleep 300'
+expect runner_interrupted 2 '^ERROR rc=2 interrupted' $LAST_RC $LAST_T
+
+if ((FAKE)); then
+	run cmd_pass -- 'exit 0'
+	expect cmd_pass 0 '^PASS rc=0 command passed' $LAST_RC $LAST_T
+	run cmd_fail -- 'exit 1'
+	expect cmd_fail 1 '^FAIL rc=1 command exited 1' $LAST_RC $LAST_T
+	run cmd_skip -- 'exit 4'
+	expect cmd_skip 4 '^SKIP rc=4' $LAST_RC $LAST_T
+	run cmd_splat -- splat
+	expect cmd_splat 1 '^FAIL rc=1 command passed but the kernel logged a splat' $LAST_RC $LAST_T
+	run no_exit_code -- noexit
+	expect no_exit_code 2 '^ERROR rc=2 guest stopped without an exit code' $LAST_RC $LAST_T
+	run qemu_fails -- qemufail
+	expect qemu_fails 2 '^ERROR rc=2 QEMU failed \(rc 1\): .*fake start failure' $LAST_RC $LAST_T
+fi
+
+# Nothing of any case in our private TMPDIR.
+n=$((n + 1))
+left=$(ls -A "$TMPDIR" | tr '\n' ' ')
+if [[ -n $left ]]; then
+	echo "# temp files left in TMPDIR: $left"
+	echo "not ok $n no_temp_files"; failed=$((failed + 1))
+else
+	echo "ok $n no_temp_files"
+fi
+echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
+((failed == 0))
+}
