@@ -142,13 +142,20 @@ struct {
 } sleep_scratch SEC(".maps");
 
 /* io_uring requests with an armed async buffered-read wait (fentry tier):
- * RETRY seen, waiting for WAKE and RESUME. */
-enum { ARMED = 1, WOKEN = 2 };
+ * RETRY seen, waiting for WAKE and RESUME.
+ *
+ * The wait is armed inside filemap_get_pages(), so the wake callback can run
+ * on another CPU before or while fexit(filemap_get_pages) reports the RETRY.
+ * Whoever inserts the entry first reports the RETRY, and a WAKE is reported
+ * only once the RETRY has its sequence number: the fexit inserts ARMING,
+ * reports the RETRY and then moves ARMING -> ARMED; a wake that finds ARMING
+ * leaves WAKE_PENDING and the fexit reports the WAKE for it.  state is
+ * 64-bit because BPF cmpxchg on 32 bits needs -mcpu=v3. */
+enum { ARMED = 1, WOKEN = 2, ARMING = 3, WAKE_PENDING = 4 };
 
 struct armed_state {
 	__u64 mm;		/* submitter's mm, for RESUME arg1 */
-	__u32 state;
-	__u32 pad;
+	__u64 state;		/* changed with cmpxchg while ARMING */
 };
 
 struct {
@@ -588,10 +595,14 @@ SEC("tracepoint/io_uring/io_uring_submit_req")
 int fsaio_uring_submit_req(struct trace_event_raw_io_uring_submit_req *ctx)
 {
 	struct fsaio_record *r;
+	__u64 req;
 
 	if (!trace_current())
 		return 0;
 	ring_track((__u64)ctx->ctx);
+	/* a new lifecycle has no armed wait: drop one left by a recycled req */
+	req = (__u64)ctx->req;
+	bpf_map_delete_elem(&armed, &req);
 	r = rec_reserve(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING);
 	if (!r)
 		return 0;
@@ -626,9 +637,13 @@ SEC("tracepoint/io_uring/io_uring_complete")
 int fsaio_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 {
 	struct fsaio_record *r;
+	__u64 req = (__u64)ctx->req;
 
 	if (!trace_ring_event((__u64)ctx->ctx))
 		return 0;
+	/* the lifecycle ends (multishot: only with its last CQE) */
+	if (req && !(ctx->cflags & (1U << 1)))	/* IORING_CQE_F_MORE */
+		bpf_map_delete_elem(&armed, &req);
 	r = rec_reserve(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING);
 	if (!r)
 		return 0;
@@ -922,12 +937,25 @@ static __always_inline void emit_retry(__u8 engine, __u64 req, __u64 user_data,
 	rec_submit(r);
 }
 
+static __always_inline void emit_wake(__u64 req, __u64 user_data, __u64 bit_nr)
+{
+	struct fsaio_record *r = rec_reserve(FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING);
+
+	if (!r)
+		return;
+	r->req = req;
+	r->user_data = user_data;
+	r->site = FSAIO_SITE_FOLIO_BIT;
+	r->arg0 = bit_nr;
+	rec_submit(r);
+}
+
 /* filemap_get_pages() returned -EIOCBQUEUED: __folio_lock_async() armed the
  * kiocb's wait_page_queue (IOCB_WAITQ); the read will be retried on wake. */
 SEC("fexit/filemap_get_pages")
 int BPF_PROG(fsaio_fexit_get_pages, struct kiocb *iocb)
 {
-	struct armed_state a = {};
+	struct armed_state a = {}, *p;
 	__u64 ret = 0, req, user_data;
 	__u8 engine;
 
@@ -949,11 +977,18 @@ int BPF_PROG(fsaio_fexit_get_pages, struct kiocb *iocb)
 	if (!trace_current())
 		return 0;
 	a.mm = current_mm();
-	a.state = ARMED;
+	a.state = ARMING;
 	/* a wake that beat us here already reported the retry */
 	if (bpf_map_update_elem(&armed, &req, &a, BPF_NOEXIST))
 		return 0;
 	emit_retry(engine, req, user_data, (int)ret, 0);
+	p = bpf_map_lookup_elem(&armed, &req);
+	if (!p || __sync_val_compare_and_swap(&p->state, ARMING, ARMED) != WAKE_PENDING)
+		return 0;
+	/* woken while we reported the retry: report the wake for the waker
+	 * (pid, cpu and time of this task) */
+	p->state = WOKEN;
+	emit_wake(req, user_data, BPF_CORE_READ(iocb, ki_waitq, bit_nr));
 	return 0;
 }
 
@@ -968,9 +1003,8 @@ int BPF_PROG(fsaio_fentry_async_buf, struct wait_queue_entry *wait,
 	struct wait_page_queue *wpq;
 	struct wait_page_key *key = arg;
 	struct armed_state *a, na = {};
-	struct fsaio_record *r;
 	struct io_kiocb *req;
-	__u64 reqp, user_data;
+	__u64 reqp, user_data, old;
 
 	wpq = (void *)wait - bpf_core_field_offset(struct wait_page_queue, wait);
 	if (BPF_CORE_READ(wpq, folio) != BPF_CORE_READ(key, folio) ||
@@ -980,28 +1014,30 @@ int BPF_PROG(fsaio_fentry_async_buf, struct wait_queue_entry *wait,
 	reqp = (__u64)req;
 	user_data = BPF_CORE_READ(req, cqe.user_data);
 	a = bpf_map_lookup_elem(&armed, &reqp);
-	if (a) {
-		a->state = WOKEN;
-	} else {
+	if (!a) {
 		/* woken before fexit(filemap_get_pages) reported the arming
 		 * (the I/O finished on another CPU): report the retry now */
 		if (!trace_all && !ring_tracked((__u64)BPF_CORE_READ(req, ctx)))
 			return 0;
 		na.state = WOKEN;
 		na.mm = fsaio_req_mm(req);
-		if (bpf_map_update_elem(&armed, &reqp, &na, BPF_NOEXIST))
+		if (!bpf_map_update_elem(&armed, &reqp, &na, BPF_NOEXIST)) {
+			emit_retry(FSAIO_ENGINE_IO_URING, reqp, user_data,
+				   -FSAIO_EIOCBQUEUED, FSAIO_F_INFERRED);
+			emit_wake(reqp, user_data, BPF_CORE_READ(wpq, bit_nr));
 			return 0;
-		emit_retry(FSAIO_ENGINE_IO_URING, reqp, user_data,
-			   -FSAIO_EIOCBQUEUED, FSAIO_F_INFERRED);
+		}
+		/* the fexit inserted its entry in the meantime */
+		a = bpf_map_lookup_elem(&armed, &reqp);
+		if (!a)
+			return 0;
 	}
-	r = rec_reserve(FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING);
-	if (!r)
+	/* the fexit has not reported its retry yet: it reports this wake */
+	old = __sync_val_compare_and_swap(&a->state, ARMING, WAKE_PENDING);
+	if (old == ARMING)
 		return 0;
-	r->req = reqp;
-	r->user_data = user_data;
-	r->site = FSAIO_SITE_FOLIO_BIT;
-	r->arg0 = BPF_CORE_READ(wpq, bit_nr);
-	rec_submit(r);
+	a->state = WOKEN;
+	emit_wake(reqp, user_data, BPF_CORE_READ(wpq, bit_nr));
 	return 0;
 }
 
