@@ -2,6 +2,7 @@
 /*
  * fsaio compare A.json B.json   two result sets side by side, B/A, noise
  * fsaio bench show FILE         one bench.json as the table `make bench` prints
+ *                               (bench_show; the command itself is in bench.c)
  *
  * A result set is either a benchmark result (schema "fsaio-bench/1":
  * bench.json or one part of it, see ci/README.md) or an `fsaio check` /
@@ -834,7 +835,8 @@ static void show_parts(const struct resultset *rs)
 	putchar('\n');
 }
 
-static int show_bench(const char *path)
+/* fsaio bench show FILE (called by cmd_bench in bench.c) */
+int bench_show(const char *path)
 {
 	struct resultset rs;
 	char err[512], v[48], sd[48], n[16];
@@ -890,21 +892,4 @@ static int show_bench(const char *path)
 	printf("\ngoals: %d met, %d missed\n", met, missed);
 	rs_free(&rs);
 	return EXIT_PASS;
-}
-
-int cmd_bench(int argc, char **argv)
-{
-	if (argc == 3 && !strcmp(argv[1], "show"))
-		return show_bench(argv[2]);
-	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("Usage: fsaio bench show FILE\n"
-		       "Print a benchmark result (bench.json, schema fsaio-bench/1, written by\n"
-		       "`make bench`, see ci/README.md) as a table: the parts that ran or were\n"
-		       "skipped and why, every figure with its spread, every ratio with its goal.\n"
-		       "To run the benchmark: make bench.  To compare two results: fsaio compare.\n"
-		       "Exit status: 0 shown, 2 usage or a file that is not a benchmark result.\n");
-		return EXIT_PASS;
-	}
-	fsaio_err("usage: fsaio bench show FILE (see 'fsaio bench --help')");
-	return EXIT_USAGE;
 }
