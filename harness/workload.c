@@ -161,18 +161,19 @@ static double jget_double(json_object *o, const char *a, const char *b, const ch
 	return json_object_get_double(x);
 }
 
-/* The job's ioengine: from its own options, else the global section. */
-static const char *fio_engine(json_object *root, json_object *job)
+/* A job option: from the job's own options, else the global section. */
+static const char *fio_option(json_object *root, json_object *job,
+			      const char *name, const char *dflt)
 {
 	json_object *opts, *e;
 
 	if (json_object_object_get_ex(job, "job options", &opts) &&
-	    json_object_object_get_ex(opts, "ioengine", &e))
+	    json_object_object_get_ex(opts, name, &e))
 		return json_object_get_string(e);
 	if (json_object_object_get_ex(root, "global options", &opts) &&
-	    json_object_object_get_ex(opts, "ioengine", &e))
+	    json_object_object_get_ex(opts, name, &e))
 		return json_object_get_string(e);
-	return "psync";	/* fio's default */
+	return dflt;
 }
 
 int workload_parse_fio_json(const char *path, struct workload_report *out,
@@ -199,7 +200,16 @@ int workload_parse_fio_json(const char *path, struct workload_report *out,
 		json_object *job = json_object_array_get_idx(jobs, i);
 		static const char *const dirs[] = { "read", "write" };
 
-		snprintf(out->engine, sizeof(out->engine), "%s", fio_engine(root, job));
+		const char *verify = fio_option(root, job, "verify", "0");
+		const char *rw = fio_option(root, job, "rw", "read");
+
+		snprintf(out->engine, sizeof(out->engine), "%s",
+			 fio_option(root, job, "ioengine", "psync"));
+		/* fio fills (and checksums) each write buffer of a verify job
+		 * before its slat clock stops: a batch's slat includes that
+		 * user-space work for the rest of the batch. */
+		if (strcmp(verify, "0") && strcmp(verify, "none") && strstr(rw, "write"))
+			out->slat_has_fill = 1;
 		for (int d = 0; d < 2; d++) {
 			uint64_t ios = jget_u64(job, dirs[d], "total_ios");
 

@@ -36,6 +36,8 @@ struct workload_report {
 				 * process exit on purpose (0 when not given) */
 	double slat_mean_ns;	/* fio only: mean submission latency */
 	uint64_t slat_samples;
+	int slat_has_fill;	/* fio only: a verify job writes, so slat also
+				 * counts filling and checksumming buffers */
 	char line[512];		/* the summary, for reports */
 };
 
