@@ -45,9 +45,11 @@ add_totals "$(cat "$out_file")" || { echo "not ok - e2e printed no totals"; fail
 # no result) or a failing workload without a failing check counts as failed.
 vm_tier() {
 	local k label dir res p f s nf
+	case $VM in both) set -- stock patched ;; *) set -- "$VM" ;; esac
+	# No verdict from an earlier run may stand in for this one.
+	for k in "$@"; do rm -f ".output/vm/$k/result" ".output/vm/$k/stdout"; done
 	echo "# vm: make vmcheck KERNEL=$VM (kernel builds are cached in /var/cache/fsaio/kernels)"
 	make --no-print-directory vmcheck KERNEL="$VM"
-	case $VM in both) set -- stock patched ;; *) set -- "$VM" ;; esac
 	for k in "$@"; do
 		label=$k dir=.output/vm/$k
 		res=$(cat "$dir/result" 2>/dev/null || echo "ERROR no result")
