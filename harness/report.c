@@ -192,6 +192,7 @@ static json_object *json_engines(const struct checker_stats *s)
 #define ADD(field) json_object_object_add(o, #field, json_u64(es->field))
 		ADD(submitted);
 		ADD(completed);
+		ADD(abandoned);
 		ADD(blocked_in_submit);
 		ADD(blocked_ns);
 		ADD(retries);
@@ -259,6 +260,7 @@ static void stats_add(struct checker_stats *sum, const struct checker_stats *s)
 
 		d->submitted += a->submitted;
 		d->completed += a->completed;
+		d->abandoned += a->abandoned;
 		d->blocked_in_submit += a->blocked_in_submit;
 		d->blocked_ns += a->blocked_ns;
 		d->retries += a->retries;
