@@ -290,6 +290,12 @@ tracer_json() {
 	       add_cpu: [$ix[] | $t[.].cpu_ns - $u[.].cpu_ns],
 	       rpi: ($t | map(.records / .ios) | median)} ] as $E
 	| ($pf | length > 0) as $haveprof
+	| ($r | map(select(.mode == "traced"))) as $tr
+	| ($tr | map(select(.lost == 0)) | max_by(.rate)) as $best
+	| ($tr | map(select(.lost > 0)) | min_by(.rate)) as $worst
+	| (if $best == null then "every traced run lost records"
+	   else "highest event rate traced with 0 lost: \($best.rate | round) records/s (\($best.label))"
+	        + (if $worst == null then ", no traced run lost any" else ", loss from \($worst.rate | round) records/s" end) end) as $lossline
 	| {
 	  schema: $schema, part: "tracer", status: "ok", kernel: $kernel, seconds: ($seconds | round),
 	  config: {runtime_s: $runtime, pairs: $pairs, file_size: $size, io_uring_depth: $depth, nice: $nice,
@@ -321,17 +327,14 @@ tracer_json() {
 	      fig("tracer.traced.sweep_\(.label | sub("^io_uring-"; "")).records_per_s"; "event_rate";
 	          "fio io_uring iodepth \($depth) 4 KiB cached randread, \(.label | sub("^io_uring-"; "")), under fsaio trace: \(.iops | round) IOPS, \(.lost) lost";
 	          [.rate | r0]; "records/s"; $cmd[.label])))
-	    + ($r | map(select(.mode == "traced")) as $tr
-	       | ($tr | map(select(.lost == 0)) | max_by(.rate)) as $best
-	       | ($tr | map(select(.lost > 0)) | min_by(.rate)) as $worst
-	       | [ {id: "tracer.traced.max_lossless.records_per_s", metric: "event_rate",
+	    + [ {id: "tracer.traced.max_lossless.records_per_s", metric: "event_rate",
 	            config: (if $best == null then "no traced run without loss"
 	                     else "highest records/s of any traced run with 0 lost (\($best.label))"
 	                          + (if $worst == null then "; no run lost records: the highest load offered did not find the limit"
 	                             else "; loss first seen at \($worst.rate | round) records/s (\($worst.label))" end) end),
 	            value: (if $best == null then null else ($best.rate | round) end), unit: "records/s",
 	            samples: [], stddev: null, kernel: $kernel,
-	            command: (if $best == null then null else $cmd[$best.label] end)} ])
+	            command: (if $best == null then null else $cmd[$best.label] end)} ]
 	    + (if $haveprof | not then [] else
 	       [ ["bpf_programs_pct", "trace_call_bpf", "fio CPU samples inside the BPF programs (trace_call_bpf, children)"],
 	         ["ringbuf_wakeup_pct", "irq_work_queue", "fio CPU samples in ring-buffer wakeups (irq_work_queue: a self-IPI)"],
@@ -353,6 +356,7 @@ tracer_json() {
 	             else
 	               "the issue 5 goal (3% loss at the highest event rate one core produces), as fio CPU per read untraced / traced = the throughput ratio on a CPU of its own: each read makes \(.rpi | r3) records (io_uring submit + complete, io_uring_enter entry/exit per batch), \(.t | map(.rate) | median | r0) records/s; tracing adds \(.add_cpu | median | r0) ns of CPU per read (\(.add_cpu | median / $x.rpi | r0) ns per record) where 3% would allow \(0.03 * $ucpu | r0) ns"
 	               + (if $haveprof then "; perf: \($pf["trace_call_bpf"] // 0)% of the traced fio CPU is in BPF programs, \($pf["irq_work_queue"] // 0)% in ring-buffer wakeups (irq_work self-IPI: an APIC write, a VM exit in a guest), \($pf["syscall_trace_enter"] // 0)% in the syscall tracepoint entry path" else "" end)
+	               + "; \($lossline)"
 	             end)) ]
 	}'
 }
