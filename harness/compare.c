@@ -657,14 +657,15 @@ static int compare_section(const struct resultset *a, const struct resultset *b,
 				continue;
 			any = fa ? fa : fb;
 			r[0] = 0;
-			if (fa && fb && !fa->text && !fb->text && fa->value &&
-			    !isnan(fa->value) && !isnan(fb->value))
+			/* a ratio of signed differences (added ns) means nothing */
+			if (fa && fb && !fa->text && !fb->text && fa->value > 0 &&
+			    fb->value >= 0)
 				snprintf(r, sizeof(r), "%.3f", fb->value / fa->value);
 			if (!*shown)
-				printf("%-*s %18s %18s %8s %-10s %s\n", w,
+				printf("%-*s %18s %18s %8s %-12s %s\n", w,
 				       ratios ? "ratio" : "figure", "A", "B", "B/A", "unit", "");
 			(*shown)++;
-			printf("%-*s %18s %18s %8s %-10s %s\n", w, any->id,
+			printf("%-*s %18s %18s %8s %-12s %s\n", w, any->id,
 			       fmt_val(fa, va, sizeof(va)), fmt_val(fb, vb, sizeof(vb)), r,
 			       any->unit, mark_str[m]);
 			if (ratios && fa && fb && (fa->goal || fb->goal))
@@ -860,13 +861,13 @@ int bench_show(const char *path)
 	       rs.generated ? ", " : "", rs.generated ? rs.generated : "");
 	show_parts(&rs);
 	w = id_width(&rs, NULL);
-	printf("%-*s %14s %12s %-10s %s\n", w, "figure", "value", "± stddev", "unit", "n");
+	printf("%-*s %14s %12s %-12s %s\n", w, "figure", "value", "± stddev", "unit", "n");
 	for (i = 0; i < rs.n; i++) {
 		const struct figure *f = &rs.fig[i];
 
 		if (f->is_ratio)
 			continue;
-		printf("%-*s %14s %12s %-10s %s\n", w, f->id,
+		printf("%-*s %14s %12s %-12s %s\n", w, f->id,
 		       fmt_num(f->value, v, sizeof(v)), isnan(f->noise) ? "" :
 		       fmt_num(f->noise, sd, sizeof(sd)), f->unit,
 		       f->nsamples ? (snprintf(n, sizeof(n), "%d", f->nsamples), n) : "");
@@ -878,8 +879,8 @@ int bench_show(const char *path)
 		if (!f->is_ratio)
 			continue;
 		printf("%-*s %14s %12s %-10s %s\n", w, f->id,
-		       isnan(f->value) ? "-" : (snprintf(v, sizeof(v), "%.3f", f->value), v),
-		       isnan(f->noise) ? "" : (snprintf(sd, sizeof(sd), "%.3f", f->noise), sd),
+		       isnan(f->value) ? "-" : (snprintf(v, sizeof(v), "%.4f", f->value), v),
+		       isnan(f->noise) ? "" : (snprintf(sd, sizeof(sd), "%.4f", f->noise), sd),
 		       f->goal ? f->goal : "",
 		       f->met < 0 ? "" : f->met ? "met" : "MISSED");
 		if (f->note)
