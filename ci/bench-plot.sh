@@ -103,7 +103,7 @@ set style fill solid 0.75 border -1
 set boxwidth 0.9
 set key outside right top noenhanced
 set ylabel '$ylabel'
-set yrange [${YMIN:-0}:*]
+$(if [[ -n ${YLOG:-} ]]; then echo "set logscale y"; echo "set yrange [*:*]"; else echo "set yrange [${YMIN:-0}:*]"; fi)
 set xtics rotate by -25 noenhanced
 set grid ytics
 plot for [i=0:$((nser - 1))] '$tsv' using (column(2+2*i)):(column(3+2*i)):xtic(1) title columnheader(2+2*i)"
@@ -121,14 +121,14 @@ fi
 # ------------------------------------------------------------ fsaio-table
 pivot '.part == "fsaio-table" and (.unit | test("^MB/s$|^MiB/s$"))' >"$TMP/tput.tsv"
 if [[ -s $TMP/tput.tsv ]]; then
-	bars table-throughput "The FSAIO table on 6.12: throughput" \
+	YLOG=1 bars table-throughput "The FSAIO table on 6.12: throughput (log scale)" \
 		"$(jq -r '[.figures[] | select(.part == "fsaio-table" and (.unit | test("^MB/s$|^MiB/s$")))][0].unit' "$JSON")" "$TMP/tput.tsv"
 else
 	note table-throughput skipped "$(part_reason fsaio-table)"
 fi
 pivot '.part == "fsaio-table" and .unit == "IOPS"' >"$TMP/iops.tsv"
 if [[ -s $TMP/iops.tsv ]]; then
-	bars table-iops "The FSAIO table on 6.12: IOPS" IOPS "$TMP/iops.tsv"
+	YLOG=1 bars table-iops "The FSAIO table on 6.12: IOPS (log scale)" IOPS "$TMP/iops.tsv"
 else
 	note table-iops skipped "$(part_reason fsaio-table)"
 fi

@@ -2,7 +2,7 @@
 /*
  * fsaio bench: helpers for `make bench` (ci/bench.sh).
  *
- *   fsaio bench show FILE   print a bench.json (schema fsaio-bench/1) as a table
+ *   fsaio bench show [--all] FILE   print a bench.json (fsaio-bench/1) as a table
  *   fsaio bench pin FILE    keep FILE's pages in the page cache until SIGINT/SIGTERM
  *
  * pin exists because the tracer benchmark measures *cached* reads on a
@@ -66,15 +66,19 @@ static int bench_pin(const char *path)
 int cmd_bench(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "show"))
-		return bench_show(argv[2]);
+		return bench_show(argv[2], false);
+	if (argc == 4 && !strcmp(argv[1], "show") &&
+	    (!strcmp(argv[2], "--all") || !strcmp(argv[2], "-a")))
+		return bench_show(argv[3], true);
 	if (argc == 3 && !strcmp(argv[1], "pin"))
 		return bench_pin(argv[2]);
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("Usage: fsaio bench show FILE\n"
+		printf("Usage: fsaio bench show [--all] FILE\n"
 		       "       fsaio bench pin FILE\n\n"
 		       "show: print a benchmark result (bench.json, schema fsaio-bench/1, written\n"
 		       "by `make bench`, see ci/README.md) as a table: the parts that ran or were\n"
-		       "skipped and why, every figure with its spread, every ratio with its goal.\n"
+		       "skipped and why, every figure with its spread, every ratio with its goal;\n"
+		       "percentiles other than p50 and p99 only with --all.\n"
 		       "pin: keep FILE in the page cache (mapped and mlocked) until SIGINT or\n"
 		       "SIGTERM, so other jobs' drop_caches cannot turn cached reads into disk\n"
 		       "reads during a benchmark; prints one line once the pages are held.\n\n"
@@ -82,6 +86,6 @@ int cmd_bench(int argc, char **argv)
 		       "Exit status: 0 ok, 1 error, 2 usage or a bad file.\n");
 		return EXIT_PASS;
 	}
-	fsaio_err("usage: fsaio bench show FILE | fsaio bench pin FILE (see 'fsaio bench --help')");
+	fsaio_err("usage: fsaio bench show [--all] FILE | fsaio bench pin FILE (see 'fsaio bench --help')");
 	return EXIT_USAGE;
 }

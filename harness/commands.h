@@ -3,6 +3,8 @@
 #ifndef FSAIO_COMMANDS_H
 #define FSAIO_COMMANDS_H
 
+#include <stdbool.h>
+
 int cmd_trace(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
@@ -11,6 +13,6 @@ int cmd_list(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 /* fsaio bench show: print a bench.json (compare.c, for cmd_bench) */
-int bench_show(const char *path);
+int bench_show(const char *path, bool all);
 
 #endif

@@ -836,12 +836,25 @@ static void show_parts(const struct resultset *rs)
 	putchar('\n');
 }
 
-/* fsaio bench show FILE (called by cmd_bench in bench.c) */
-int bench_show(const char *path)
+/*
+ * A percentile figure other than p50 and p99 (id ending in _p<N>): shown
+ * only with --all; the CDF plots and bench.json have them all.
+ */
+static bool minor_percentile(const char *id)
+{
+	const char *u = strrchr(id, '_');
+
+	if (!u || u[1] != 'p' || !u[2] || strspn(u + 2, "0123456789.") != strlen(u + 2))
+		return false;
+	return strcmp(u, "_p50") && strcmp(u, "_p99");
+}
+
+/* fsaio bench show [--all] FILE (called by cmd_bench in bench.c) */
+int bench_show(const char *path, bool all)
 {
 	struct resultset rs;
 	char err[512], v[48], sd[48], n[16];
-	int w, missed = 0, met = 0;
+	int w, missed = 0, met = 0, hidden = 0;
 	size_t i;
 	int ret;
 
@@ -867,11 +880,18 @@ int bench_show(const char *path)
 
 		if (f->is_ratio)
 			continue;
+		if (!all && minor_percentile(f->id)) {
+			hidden++;
+			continue;
+		}
 		printf("%-*s %14s %12s %-12s %s\n", w, f->id,
 		       fmt_num(f->value, v, sizeof(v)), isnan(f->noise) ? "" :
 		       fmt_num(f->noise, sd, sizeof(sd)), f->unit,
 		       f->nsamples ? (snprintf(n, sizeof(n), "%d", f->nsamples), n) : "");
 	}
+	if (hidden)
+		printf("(%d more percentile figures, other than p50 and p99: 'fsaio bench show --all')\n",
+		       hidden);
 	printf("\n%-*s %14s %12s %-10s %s\n", w, "ratio", "value", "± stddev", "goal", "result");
 	for (i = 0; i < rs.n; i++) {
 		const struct figure *f = &rs.fig[i];
