@@ -60,6 +60,8 @@
  * engine had no requests; exactly_once SKIPs with no requests; retry_
  * lifecycle SKIPs without cfg.see_retry (cfg.skip_retry_reason);
  * resume_context SKIPs only when there were no RESUMEs and !see_retry.
+ * A RESUME without the submitter's mm passes only when the mm is gone
+ * (arg2 bit 1) and the submitter's process exited after the SUBMIT.
  * libaio blocking in io_submit is XFAIL unless cfg.libaio_async_expected.
  *
  * Abandoned.  io_destroy(2) and process exit (exit_aio) wait until every
@@ -207,6 +209,7 @@ struct checker {
 
 	struct fail eonce, retry, resume, quiesce;
 	struct fail aband;	/* abandoned requests the kernel did not finish */
+	uint64_t resumes_mm_gone;	/* RESUMEs after the submitter exited */
 	struct sleep_sum blocked[FSAIO_ENGINE__COUNT];
 };
 
@@ -924,8 +927,14 @@ static void on_resume(struct checker *c, const struct fsaio_record *r)
 	struct lc *seen, *l = retry_target(c, r, &seen);
 
 	retry_stats(c, seen, r)->resumes++;
-	/* resume_context is judged per event, attributed or not */
-	if (r->arg1 != 1) {
+	/* resume_context is judged per event, attributed or not.  A worker
+	 * that finds the submitter's address space gone (RESUME arg2 bit 1:
+	 * mm NULL) after the process exited must not touch user memory at
+	 * all: that is the correct resumption for it, not a wrong mm. */
+	if (r->arg1 != 1 && (r->arg2 & 2) && seen &&
+	    mark_at(c, seen->tgid, 0) > seen->born) {
+		c->resumes_mm_gone++;
+	} else if (r->arg1 != 1) {
 		struct fail *f = &c->resume;
 
 		if (seen)
@@ -1261,6 +1270,10 @@ static void finish_resume(struct checker *c)
 		set_result(ir, VERDICT_FAIL, resumes, "%" PRIu64 " of %" PRIu64
 			   " resumes without the submitter's mm; first: %s",
 			   c->resume.count, resumes, c->resume.first);
+	else if (resumes && c->resumes_mm_gone)
+		set_result(ir, VERDICT_PASS, resumes, "%" PRIu64 " resumes, all with the submitter's"
+			   " mm but %" PRIu64 " after the submitter exited (mm gone, none used)",
+			   resumes, c->resumes_mm_gone);
 	else if (resumes)
 		set_result(ir, VERDICT_PASS, resumes, "%" PRIu64 " resumes, all with the submitter's mm",
 			   resumes);

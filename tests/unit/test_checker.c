@@ -673,6 +673,66 @@ TEST(resume_without_submitter_mm_fails)
 	checker_free(c);
 }
 
+/* A worker that finds the address space gone after exit resumes with mm 0. */
+static void resume_mm_gone(struct checker *c, uint32_t tgid, uint64_t req)
+{
+	struct fsaio_record r = synth_rec(FSAIO_EV_RESUME, FSAIO_ENGINE_LIBAIO, tgid, req);
+
+	r.arg0 = tgid + 1;
+	r.arg1 = 0;
+	r.arg2 = 2;
+	synth_feed(c, &r);
+}
+
+TEST(resume_mm_gone_after_exit_passes)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	aio_batch(c, 42, IOCB, 1, 1);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	ev_proc_exit(c, 42);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
+	resume_mm_gone(c, 42, IOCB);
+	aio_complete(c, IOCB, -EINTR);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_RESUME_CONTEXT)) TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
+	EXPECT_TRUE(HAS(c, INV_RESUME_CONTEXT, "1 after the submitter exited"))
+		TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE));
+	checker_free(c);
+}
+
+TEST(resume_mm_gone_without_exit_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	aio_batch(c, 42, IOCB, 1, 1);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
+	resume_mm_gone(c, 42, IOCB);
+	aio_complete(c, IOCB, -EINTR);
+	aio_reap(c, 42, IOCB, -EINTR);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RESUME_CONTEXT)) TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
+	checker_free(c);
+}
+
+TEST(resume_mm_gone_exit_before_submit_fails)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	ev_proc_exit(c, 42);	/* an earlier process with a recycled tgid */
+	aio_batch(c, 42, IOCB, 1, 1);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
+	resume_mm_gone(c, 42, IOCB);
+	aio_complete(c, IOCB, 4096);
+	aio_reap(c, 42, IOCB, 4096);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RESUME_CONTEXT)) TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
+	checker_free(c);
+}
+
 TEST(resume_context_none_observed)
 {
 	struct checker *c = new_checker(synth_cfg_all());
