@@ -61,7 +61,8 @@
  * lifecycle SKIPs without cfg.see_retry (cfg.skip_retry_reason);
  * resume_context SKIPs only when there were no RESUMEs and !see_retry.
  * A RESUME without the submitter's mm passes only when the mm is gone
- * (arg2 bit 1) and the submitter's process exited after the SUBMIT.
+ * (arg2 bit 1) and the submitter's process exited after the SUBMIT (its
+ * PROC_EXIT may come after the RESUME: exit_mm() precedes the tracepoint).
  * libaio blocking in io_submit is XFAIL unless cfg.libaio_async_expected.
  *
  * Abandoned.  io_destroy(2) and process exit (exit_aio) wait until every
@@ -209,7 +210,10 @@ struct checker {
 
 	struct fail eonce, retry, resume, quiesce;
 	struct fail aband;	/* abandoned requests the kernel did not finish */
-	uint64_t resumes_mm_gone;	/* RESUMEs after the submitter exited */
+	/* RESUMEs that found the submitter's mm gone, judged at the end: the
+	 * address space goes in exit_mm(), before sched_process_exit fires */
+	struct mm_gone { uint32_t tgid; uint64_t born, req; } *mm_gone;
+	size_t nr_mm_gone, cap_mm_gone;
 	struct sleep_sum blocked[FSAIO_ENGINE__COUNT];
 };
 
@@ -929,11 +933,22 @@ static void on_resume(struct checker *c, const struct fsaio_record *r)
 	retry_stats(c, seen, r)->resumes++;
 	/* resume_context is judged per event, attributed or not.  A worker
 	 * that finds the submitter's address space gone (RESUME arg2 bit 1:
-	 * mm NULL) after the process exited must not touch user memory at
-	 * all: that is the correct resumption for it, not a wrong mm. */
-	if (r->arg1 != 1 && (r->arg2 & 2) && seen &&
-	    mark_at(c, seen->tgid, 0) > seen->born) {
-		c->resumes_mm_gone++;
+	 * mm NULL) must not touch user memory at all: that is the right
+	 * resumption if the submitter exited after the SUBMIT, which only
+	 * the end can tell (finish_resume). */
+	if (r->arg1 != 1 && (r->arg2 & 2) && seen) {
+		if (c->nr_mm_gone == c->cap_mm_gone) {
+			size_t cap = c->cap_mm_gone ? 2 * c->cap_mm_gone : 64;
+			struct mm_gone *n = realloc(c->mm_gone, cap * sizeof(*n));
+
+			if (!n) {
+				fail_note(&c->resume, seen, "out of memory");
+				goto retry_state;
+			}
+			c->mm_gone = n;
+			c->cap_mm_gone = cap;
+		}
+		c->mm_gone[c->nr_mm_gone++] = (struct mm_gone){ seen->tgid, seen->born, r->req };
 	} else if (r->arg1 != 1) {
 		struct fail *f = &c->resume;
 
@@ -945,6 +960,7 @@ static void on_resume(struct checker *c, const struct fsaio_record *r)
 				 "resumed by pid %" PRIu64 " without the submitter's mm: req 0x%"
 				 PRIx64, (uint64_t)r->arg0, (uint64_t)r->req);
 	}
+retry_state:
 	if (!l)
 		return;
 	if (l->rstate == R_WOKEN || (l->rstate == R_IDLE && (l->flags & LC_PUNTED))) {
@@ -1206,6 +1222,19 @@ static void finish_retry(struct checker *c)
 	uint64_t retries = sum_engines(c, offsetof(struct engine_stats, retries));
 	uint64_t wakes = sum_engines(c, offsetof(struct engine_stats, wakes));
 	uint64_t resumes = sum_engines(c, offsetof(struct engine_stats, resumes));
+	size_t i, exited = 0;
+
+	for (i = 0; i < c->nr_mm_gone; i++) {
+		const struct mm_gone *g = &c->mm_gone[i];
+
+		if (mark_at(c, g->tgid, 0) > g->born) {
+			exited++;
+		} else if (!c->resume.count++) {
+			snprintf(c->resume.first, sizeof(c->resume.first),
+				 "req 0x%" PRIx64 " (tgid %" PRIu32 ") resumed with the mm gone"
+				 " but its process did not exit", g->req, g->tgid);
+		}
+	}
 	uint64_t punts = sum_engines(c, offsetof(struct engine_stats, punts));
 
 	if (!c->cfg.see_retry) {
@@ -1265,15 +1294,28 @@ static void finish_resume(struct checker *c)
 {
 	struct invariant_result *ir = &c->res[INV_RESUME_CONTEXT];
 	uint64_t resumes = sum_engines(c, offsetof(struct engine_stats, resumes));
+	size_t i, exited = 0;
+
+	for (i = 0; i < c->nr_mm_gone; i++) {
+		const struct mm_gone *g = &c->mm_gone[i];
+
+		if (mark_at(c, g->tgid, 0) > g->born) {
+			exited++;
+		} else if (!c->resume.count++) {
+			snprintf(c->resume.first, sizeof(c->resume.first),
+				 "req 0x%" PRIx64 " (tgid %" PRIu32 ") resumed with the mm gone"
+				 " but its process did not exit", g->req, g->tgid);
+		}
+	}
 
 	if (c->resume.count)
 		set_result(ir, VERDICT_FAIL, resumes, "%" PRIu64 " of %" PRIu64
 			   " resumes without the submitter's mm; first: %s",
 			   c->resume.count, resumes, c->resume.first);
-	else if (resumes && c->resumes_mm_gone)
+	else if (resumes && exited)
 		set_result(ir, VERDICT_PASS, resumes, "%" PRIu64 " resumes, all with the submitter's"
-			   " mm but %" PRIu64 " after the submitter exited (mm gone, none used)",
-			   resumes, c->resumes_mm_gone);
+			   " mm but %zu after the submitter exited (mm gone, none used)",
+			   resumes, exited);
 	else if (resumes)
 		set_result(ir, VERDICT_PASS, resumes, "%" PRIu64 " resumes, all with the submitter's mm",
 			   resumes);
@@ -1400,6 +1442,7 @@ void checker_free(struct checker *c)
 	free(c->lcs);
 	free(c->req_tab.slot);
 	free(c->marks);
+	free(c->mm_gone);
 	free(c);
 }
 

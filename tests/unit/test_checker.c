@@ -702,6 +702,23 @@ TEST(resume_mm_gone_after_exit_passes)
 	checker_free(c);
 }
 
+TEST(resume_mm_gone_exit_traced_later_passes)
+{
+	struct checker *c = new_checker(synth_cfg_all());
+
+	/* exit_mm() -> exit_aio() runs before sched_process_exit fires */
+	aio_batch(c, 42, IOCB, 1, 1);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
+	resume_mm_gone(c, 42, IOCB);
+	aio_complete(c, IOCB, -EINTR);
+	ev_proc_exit(c, 42);
+	synth_finish(c);
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_RESUME_CONTEXT)) TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
+	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
+	checker_free(c);
+}
+
 TEST(resume_mm_gone_without_exit_fails)
 {
 	struct checker *c = new_checker(synth_cfg_all());
