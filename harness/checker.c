@@ -1222,19 +1222,6 @@ static void finish_retry(struct checker *c)
 	uint64_t retries = sum_engines(c, offsetof(struct engine_stats, retries));
 	uint64_t wakes = sum_engines(c, offsetof(struct engine_stats, wakes));
 	uint64_t resumes = sum_engines(c, offsetof(struct engine_stats, resumes));
-	size_t i, exited = 0;
-
-	for (i = 0; i < c->nr_mm_gone; i++) {
-		const struct mm_gone *g = &c->mm_gone[i];
-
-		if (mark_at(c, g->tgid, 0) > g->born) {
-			exited++;
-		} else if (!c->resume.count++) {
-			snprintf(c->resume.first, sizeof(c->resume.first),
-				 "req 0x%" PRIx64 " (tgid %" PRIu32 ") resumed with the mm gone"
-				 " but its process did not exit", g->req, g->tgid);
-		}
-	}
 	uint64_t punts = sum_engines(c, offsetof(struct engine_stats, punts));
 
 	if (!c->cfg.see_retry) {

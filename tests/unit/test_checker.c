@@ -731,6 +731,8 @@ TEST(resume_mm_gone_without_exit_fails)
 	aio_reap(c, 42, IOCB, -EINTR);
 	synth_finish(c);
 	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RESUME_CONTEXT)) TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
+	EXPECT_TRUE(HAS(c, INV_RESUME_CONTEXT, "1 of 1 resumes"))
+		TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
 	checker_free(c);
 }
 
