@@ -19,7 +19,7 @@
 #   --slow MS         put each scratch disk behind dm-delay with MS ms per I/O
 #   --no-mount        leave scratch disks unmounted (only FSAIO_SCRATCH_DEV_* set)
 #   --icount          deterministic TCG: -icount shift=0,sleep=off (1 ns/insn)
-#   --append ARGS     extra kernel command line
+#   --append ARGS     extra kernel command line (repeatable: the ARGS add up)
 #   --interactive     console on this terminal, CMD default "bash -i" (vmshell)
 #   --no-splat-check  do not fail a passing command on a dmesg splat
 #   -v, --verbose     follow the serial console on stderr
@@ -61,7 +61,7 @@ while [[ $# -gt 0 ]]; do
 	--slow) SLOW=$2; shift 2 ;;
 	--no-mount) MOUNT=0; shift ;;
 	--icount) ICOUNT=1; shift ;;
-	--append) APPEND=$2; shift 2 ;;
+	--append) APPEND="${APPEND:+$APPEND }$2"; shift 2 ;;
 	--interactive) INTERACTIVE=1; shift ;;
 	--no-splat-check) SPLATCHECK=0; shift ;;
 	-v|--verbose) VERBOSE=1; shift ;;

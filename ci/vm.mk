@@ -37,8 +37,10 @@ VM_SERIES	:= patches/linux-6.12/series
 VM_HAVE_SERIES	:= $(shell grep -qv '^[[:space:]]*\(\#.*\)\?$$' $(VM_SERIES) 2>/dev/null && echo 1)
 VM_BK_ARGS	:= $(if $(KDIR),--kdir $(KDIR)) $(if $(FLAVOR),--flavor $(FLAVOR))
 VM_SUFFIX	:= $(if $(FLAVOR),-$(FLAVOR))
-# KASAN's shadow memory and lockdep want more room.
-VM_DEBUG_OPTS	:= $(if $(filter debug,$(FLAVOR)),--mem 3G)
+# KASAN's shadow memory and lockdep want more room.  nowatchdog: under TCG
+# the soft-lockup detector measures host CPU starvation (a vCPU descheduled
+# by a busy host), not guest lockups; hung-task panic stays armed.
+VM_DEBUG_OPTS	:= $(if $(filter debug,$(FLAVOR)),--mem 3G --append nowatchdog)
 
 .PHONY: kernels kernel-stock kernel-patched vmcheck vmshell vmconfig-check
 
