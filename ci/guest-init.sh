@@ -46,6 +46,10 @@ for i in 0:stdin 1:stdout 2:stderr; do
 done
 mkdir -p /dev/pts /dev/shm 2>/dev/null
 mount -t devpts devpts /dev/pts 2>/dev/null
+# Keep a view of the host's /tmp etc. before tmpfs hides them: a checkout
+# there (CI clones into /tmp) is bound back at its own path below.
+HOSTROOT=
+mount --bind / /mnt 2>/dev/null && HOSTROOT=/mnt
 for d in /tmp /run /var/tmp /dev/shm; do mount -t tmpfs -o mode=1777 tmpfs $d; done
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
@@ -107,6 +111,15 @@ for fs in ${FSAIO_DISKS:-}; do
 	export "FSAIO_SCRATCH_DEV_$FS=$dev" "FSAIO_SCRATCH_RAWDEV_$FS=$raw"
 done
 
+case ${FSAIO_CWD:-/} in
+/tmp/*|/run/*|/var/tmp/*|/dev/shm/*)
+	if [ -n "$HOSTROOT" ] && [ -d "$HOSTROOT$FSAIO_CWD" ] &&
+	   mkdir -p "$FSAIO_CWD" && mount --bind "$HOSTROOT$FSAIO_CWD" "$FSAIO_CWD"; then
+		log "bound the host's $FSAIO_CWD over the guest's tmpfs"
+	else
+		log "the host's $FSAIO_CWD is hidden by the guest's tmpfs and could not be bound"
+	fi ;;
+esac
 cd "${FSAIO_CWD:-/}" 2>/dev/null || cd /
 echo "fsaio-vm: command start" >/dev/kmsg
 log "running: $(cat $FSAIO_OUT/.vm/cmd.txt 2>/dev/null)"
