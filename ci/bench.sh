@@ -130,7 +130,7 @@ trace_stop() {
 	wait "$TPID"
 	rc=$?
 	TPID=
-	if [[ $rc -ne 0 && $rc -ne 1 ]] || ! jq -e '.lost_events' "$1" >/dev/null 2>&1; then
+	if [[ $rc -ne 0 && $rc -ne 5 ]] || ! jq -e '.lost_events' "$1" >/dev/null 2>&1; then
 		msg "fsaio trace failed (exit $rc): $(tail -2 "$1.err" | tr '\n' ' ')"
 		return 1
 	fi

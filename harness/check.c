@@ -194,12 +194,12 @@ static int child_start(struct session *s, struct child *c, char *const argv[],
 	c->out_fd = -1;
 	if (pipe2(out, O_CLOEXEC) || pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
 		fsaio_err("pipe: %s", strerror(errno));
-		return EXIT_FAIL;
+		return EXIT_ERROR;
 	}
 	c->pid = fork();
 	if (c->pid < 0) {
 		fsaio_err("fork: %s", strerror(errno));
-		return EXIT_FAIL;
+		return EXIT_ERROR;
 	}
 	if (c->pid == 0) {
 		setpgid(0, 0);	/* so a timeout can kill the whole tree */
@@ -515,7 +515,7 @@ int cmd_check(int argc, char **argv)
 		if (scratch_setup(&scratch, SCRATCH_MB, args.fstype, err, sizeof(err))) {
 			fsaio_err("%s", err);
 			session_close(&s);
-			return EXIT_FAIL;
+			return EXIT_ERROR;
 		}
 	}
 	runs = calloc(nr, sizeof(*runs));

@@ -8,11 +8,7 @@
 
 #define FSAIO_VERSION "0.1"
 
-/* kselftest exit codes, plus one for bad command lines. */
-#define EXIT_PASS	0	/* KSFT_PASS */
-#define EXIT_FAIL	1	/* KSFT_FAIL: a check failed, or an error */
-#define EXIT_USAGE	2	/* bad flags, unknown workload, missing file */
-#define EXIT_SKIP	4	/* KSFT_SKIP: kernel or privilege missing */
+#include "exit_status.h"
 
 extern bool verbose;
 

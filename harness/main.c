@@ -115,7 +115,8 @@ static void usage(FILE *f)
 		"  fsaio check                      run the default workload suite\n"
 		"  fsaio check -- ./my-aio-prog     check any program\n"
 		"  fsaio trace -d 10                trace everything for 10 s\n\n"
-		"Exit status (kselftest): 0 pass, 1 fail or error, 2 usage, 4 skip.\n");
+		"Exit status: 0 pass, 1 fail, 4 skip (kselftest), 5 error (no verdict),\n"
+		"64 usage.\n");
 }
 
 int main(int argc, char **argv)

@@ -29,6 +29,8 @@ int verdict_exit_code(enum verdict v)
 		return EXIT_PASS;
 	case VERDICT_SKIP:
 		return EXIT_SKIP;
+	case VERDICT_ERROR:
+		return EXIT_ERROR;
 	default:
 		return EXIT_FAIL;
 	}
@@ -94,7 +96,7 @@ void report_ktap_run(FILE *f, int index, const struct run_result *r)
 		ktap_line(f, "    ", ++n, &r->run_checks[i]);
 	for (i = 0; i < INV__COUNT; i++)
 		ktap_line(f, "    ", ++n, checker_result(r->checker, i));
-	fprintf(f, "%s %d %s%s\n", verdict_exit_code(v) == EXIT_FAIL ? "not ok" : "ok",
+	fprintf(f, "%s %d %s%s\n", v == VERDICT_FAIL || v == VERDICT_ERROR ? "not ok" : "ok",
 		index, r->name, v == VERDICT_SKIP ? " # SKIP" : "");
 }
 

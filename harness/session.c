@@ -65,7 +65,7 @@ int session_open(struct session *s, const struct tracer_opts *o,
 	if (ret) {
 		fsaio_err("%s", err[0] ? err : strerror(-ret));
 		/* A kernel that lacks what we need is a SKIP, not a failure. */
-		return ret == -EOPNOTSUPP || ret == -ENOENT ? EXIT_SKIP : EXIT_FAIL;
+		return ret == -EOPNOTSUPP || ret == -ENOENT ? EXIT_SKIP : EXIT_ERROR;
 	}
 	s->features = tracer_features(s->tracer);
 	if (libaio_async_enabled())

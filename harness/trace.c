@@ -187,12 +187,12 @@ int cmd_trace(int argc, char **argv)
 	if (st->lost) {
 		fsaio_err("ERROR: %" PRIu64 " events lost (ring buffer full); rerun with a larger --ringbuf-mb",
 			  st->lost);
-		ret = EXIT_FAIL;
+		ret = EXIT_ERROR;
 	}
 	if (targs.json && report_json_write(targs.json, "trace", kernel_release(),
 					    s.features, &run, 1, err, sizeof(err))) {
 		fsaio_err("%s", err);
-		ret = EXIT_FAIL;
+		ret = EXIT_ERROR;
 	}
 	checker_free(run.checker);
 	session_close(&s);
@@ -218,7 +218,7 @@ int cmd_features(int argc, char **argv)
 	ret = tracer_open(&t, &topts, err, sizeof(err));
 	if (ret) {
 		fsaio_err("%s", err);
-		return ret == -EOPNOTSUPP || ret == -ENOENT ? EXIT_SKIP : EXIT_FAIL;
+		return ret == -EOPNOTSUPP || ret == -ENOENT ? EXIT_SKIP : EXIT_ERROR;
 	}
 	printf("kernel %s\n", kernel_release());
 	tracer_print_features(t, stdout);

@@ -42,17 +42,17 @@ TESTS+=(t_help)
 t_bad_input() {
 	local out rc
 	out=$($FSAIO frobnicate 2>&1); rc=$?
-	[[ $rc -eq 2 && $out == "fsaio: unknown command"* ]] || die "unknown command: rc=$rc '$out'"
+	[[ $rc -eq 64 && $out == "fsaio: unknown command"* ]] || die "unknown command: rc=$rc '$out'"
 	out=$($FSAIO check --no-such-flag 2>&1); rc=$?
-	[[ $rc -eq 2 ]] || die "unknown flag: rc=$rc"
+	[[ $rc -eq 64 ]] || die "unknown flag: rc=$rc"
 	out=$($FSAIO check no_such_workload 2>&1); rc=$?
-	[[ $rc -eq 2 && $out == *"unknown workload 'no_such_workload'"* ]] || die "unknown workload: rc=$rc '$out'"
+	[[ $rc -eq 64 && $out == *"unknown workload 'no_such_workload'"* ]] || die "unknown workload: rc=$rc '$out'"
 	out=$($FSAIO trace -d abc 2>&1); rc=$?
-	[[ $rc -eq 2 ]] || die "bad duration: rc=$rc"
+	[[ $rc -eq 64 ]] || die "bad duration: rc=$rc"
 	out=$($FSAIO replay /nonexistent/log 2>&1); rc=$?
-	[[ $rc -eq 2 && $out == *"cannot open"* ]] || die "missing log: rc=$rc '$out'"
+	[[ $rc -eq 64 && $out == *"cannot open"* ]] || die "missing log: rc=$rc '$out'"
 	out=$($FSAIO check -- 2>&1); rc=$?
-	[[ $rc -eq 2 ]] || die "empty command: rc=$rc '$out'"
+	[[ $rc -eq 64 ]] || die "empty command: rc=$rc '$out'"
 }
 TESTS+=(t_bad_input)
 
@@ -77,7 +77,7 @@ t_command_not_found() {
 	need_root
 	local out rc
 	out=$($FSAIO check -- /nonexistent/prog 2>&1); rc=$?
-	[[ $rc -eq 2 && $out == *"cannot run '/nonexistent/prog'"* ]] || die "rc=$rc '$out'"
+	[[ $rc -eq 64 && $out == *"cannot run '/nonexistent/prog'"* ]] || die "rc=$rc '$out'"
 	leftovers
 }
 TESTS+=(t_command_not_found)
@@ -94,7 +94,7 @@ t_command_hangs() {
 	need_root
 	local out rc
 	out=$($FSAIO check --timeout 2 -- sh -c 'sleep 600 # fsaio-e2e-marker' 2>&1); rc=$?
-	[[ $rc -eq 1 && $out == *"hung: killed after 2 s"* ]] || die "rc=$rc '$out'"
+	[[ $rc -eq 5 && $out == *"hung: killed after 2 s"* ]] || die "rc=$rc '$out'"
 	sleep 0.5
 	leftovers
 }
@@ -108,7 +108,7 @@ t_interrupted() {
 	sleep 4
 	kill -INT $pid
 	wait $pid; rc=$?
-	[[ $rc -eq 1 ]] || die "interrupted run: rc=$rc: $(cat "$WORK/int.out")"
+	[[ $rc -eq 5 ]] || die "interrupted run: rc=$rc: $(cat "$WORK/int.out")"
 	grep -q "interrupted" "$WORK/int.out" || die "no 'interrupted' message"
 	sleep 0.5
 	leftovers
@@ -189,14 +189,14 @@ t_replay() {
 	diff <(jq -c '[.runs[].invariants[] | select(.name|test("^workload")|not) | [.name,.verdict,.observations]]' "$WORK/suite.json") \
 	     <(jq -c '[.runs[].invariants[] | select(.name|test("^workload")|not) | [.name,.verdict,.observations]]' "$WORK/replay.json") ||
 		die "replay verdicts differ from the live run"
-	# Truncated log: ERROR (exit 1), never a pass.
+	# Truncated log: ERROR (exit 5), never a pass.
 	head -c $(( $(stat -c %s "$WORK/suite.log") - 100 )) "$WORK/suite.log" >"$WORK/trunc.log"
 	$FSAIO replay "$WORK/trunc.log" >"$WORK/trunc.ktap" 2>&1; rc=$?
-	[[ $rc -eq 1 ]] || die "truncated log: rc=$rc"
+	[[ $rc -eq 5 ]] || die "truncated log: rc=$rc"
 	grep -q "not ok [0-9]* trace_integrity" "$WORK/trunc.ktap" || die "truncated log: trace_integrity not failed"
 	echo garbage >"$WORK/garbage.log"
 	$FSAIO replay "$WORK/garbage.log" >/dev/null 2>&1; rc=$?
-	[[ $rc -eq 2 ]] || die "garbage log: rc=$rc"
+	[[ $rc -eq 64 ]] || die "garbage log: rc=$rc"
 }
 TESTS+=(t_replay)
 
@@ -231,17 +231,17 @@ t_compare() {
 	grep -Eq '^engines\.libaio\.completed +64 +63 .*\?$' <<<"$out" || die "counter change not marked: $out"
 	# Errors: exit 2 and say what is wrong.
 	out=$($FSAIO compare "$WORK/a.json" "$WORK/nope.json" 2>&1); rc=$?
-	[[ $rc -eq 2 && $out == *"cannot open"*"nope.json"* ]] || die "missing file: rc=$rc '$out'"
+	[[ $rc -eq 64 && $out == *"cannot open"*"nope.json"* ]] || die "missing file: rc=$rc '$out'"
 	printf '{"schema": "fsaio-bench/1", "figures": [' >"$WORK/bad.json"
 	out=$($FSAIO compare "$WORK/a.json" "$WORK/bad.json" 2>&1); rc=$?
-	[[ $rc -eq 2 && $out == *"not valid JSON"* ]] || die "bad JSON: rc=$rc '$out'"
+	[[ $rc -eq 64 && $out == *"not valid JSON"* ]] || die "bad JSON: rc=$rc '$out'"
 	jq '.schema = "fsaio-bench/2"' "$WORK/a.json" >"$WORK/v2.json"
 	out=$($FSAIO compare "$WORK/a.json" "$WORK/v2.json" 2>&1); rc=$?
-	[[ $rc -eq 2 && $out == *"not supported"* ]] || die "schema 2: rc=$rc '$out'"
+	[[ $rc -eq 64 && $out == *"not supported"* ]] || die "schema 2: rc=$rc '$out'"
 	out=$($FSAIO compare "$WORK/a.json" "$WORK/c1.json" 2>&1); rc=$?
-	[[ $rc -eq 2 && $out == *"different kinds"* ]] || die "bench vs check: rc=$rc '$out'"
+	[[ $rc -eq 64 && $out == *"different kinds"* ]] || die "bench vs check: rc=$rc '$out'"
 	out=$($FSAIO compare "$WORK/a.json" 2>&1); rc=$?
-	[[ $rc -eq 2 ]] || die "one file: rc=$rc"
+	[[ $rc -eq 64 ]] || die "one file: rc=$rc"
 }
 TESTS+=(t_compare)
 
