@@ -17,16 +17,23 @@ ARCH	:= $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 CFLAGS	?= -O2 -g
 CFLAGS	+= -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	   -Wno-format-truncation \
-	   -std=gnu11 -D_GNU_SOURCE -I$(OUTPUT) -Iharness
+	   -std=gnu11 -D_GNU_SOURCE -I$(OUTPUT) -I. -Iharness
 LIBS_HARNESS := $(shell pkg-config --libs libbpf json-c 2>/dev/null || echo -lbpf -lelf -lz -ljson-c)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -I$(OUTPUT) -Wall \
 	      -Wno-unused-function
 
-# The pure core: no libbpf.  Shared by fsaio, the unit tests and replay.
-CORE_SRCS := harness/checker.c harness/decode.c harness/waitsite.c
-HARNESS_SRCS := $(CORE_SRCS) $(filter-out $(CORE_SRCS),$(wildcard harness/*.c))
+# The harness, in layers (README "Layout"): record -> decode -> checker ->
+# report.  core/ is pure (decode, checker, verdicts, feature table): it
+# builds into its own archive and the unit tests link nothing else, so a
+# libbpf or json-c call in the core fails their link; its includes are
+# checked on every build as well.
+CORE_SRCS := $(wildcard harness/core/*.c)
+HARNESS_SRCS := $(wildcard harness/*.c harness/*/*.c)
 HARNESS_OBJS := $(patsubst harness/%.c,$(OUTPUT)/harness/%.o,$(HARNESS_SRCS))
 CORE_OBJS := $(patsubst harness/%.c,$(OUTPUT)/harness/%.o,$(CORE_SRCS))
+CORE_LIB := $(OUTPUT)/harness/libfsaio-core.a
+# What the core may not include: libbpf, json-c, the other layers, common.h.
+CORE_FORBIDDEN := /bpf/(libbpf|bpf|btf)\.h|json-c/|harness/(live|run|report|results|cmd)/|skel\.h|harness/common\.h
 
 WORKLOAD_SRCS := $(wildcard workloads/*.c)
 WORKLOADS := $(patsubst workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRCS))
@@ -37,6 +44,10 @@ DEPS_STAMP := $(OUTPUT)/.deps-installed
 
 .PHONY: all deps check check-host unit e2e run vmlinux clean
 all: fsaio $(WORKLOADS)
+
+# A recipe that fails leaves no half-written target (an empty skel.h
+# after a failed bpftool would otherwise count as up to date).
+.DELETE_ON_ERROR:
 
 # Install missing Debian packages once per checkout (idempotent script).
 $(DEPS_STAMP): ci/install-deps.sh
@@ -52,22 +63,31 @@ $(OUTPUT)/fsaio.bpf.o: bpf/fsaio.bpf.c bpf/fsaio.h bpf/core_fixes.bpf.h bpf/vmli
 $(OUTPUT)/fsaio.skel.h: $(OUTPUT)/fsaio.bpf.o
 	$(BPFTOOL) gen skeleton $< name fsaio_bpf > $@
 
-$(OUTPUT)/harness/%.o: harness/%.c $(wildcard harness/*.h) bpf/fsaio.h | $(DEPS_STAMP)
+$(OUTPUT)/harness/%.o: harness/%.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+$(OUTPUT)/harness/core/%.o: harness/core/%.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MD -MP -c $< -o $@
+	@! grep -qE '$(CORE_FORBIDDEN)' $(@:.o=.d) || { rm -f $@; echo "$<: the core must not include" \
+		"$$(grep -oE '$(CORE_FORBIDDEN)' $(@:.o=.d) | sort -u | tr '\n' ' ')" >&2; exit 1; }
 # Only the tracer includes the skeleton.
-$(OUTPUT)/harness/tracer.o: $(OUTPUT)/fsaio.skel.h
+$(OUTPUT)/harness/live/tracer.o: $(OUTPUT)/fsaio.skel.h
+-include $(HARNESS_OBJS:.o=.d)
 
-fsaio: $(HARNESS_OBJS)
+$(CORE_LIB): $(CORE_OBJS)
+	$(AR) rcs $@ $^
+
+fsaio: $(filter-out $(CORE_OBJS),$(HARNESS_OBJS)) $(CORE_LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LIBS_HARNESS)
 
 $(OUTPUT)/workloads/%: workloads/%.c workloads/common.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ -laio -luring
 
-$(OUTPUT)/tests/%: tests/unit/%.c $(CORE_OBJS) tests/unit/kselftest_harness.h
+$(OUTPUT)/tests/%: tests/unit/%.c $(CORE_LIB) tests/unit/kselftest_harness.h tests/unit/synth.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit $< $(CORE_OBJS) -o $@
+	$(CC) $(CFLAGS) -Itests/unit $< $(CORE_LIB) -o $@
 
 unit: $(UNIT_TESTS)
 	@for t in $(UNIT_TESTS); do $$t || exit 1; done

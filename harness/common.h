@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Exit codes and small helpers shared by the fsaio commands. */
+/* Small helpers shared by every layer of fsaio except the pure core. */
 #ifndef FSAIO_COMMON_H
 #define FSAIO_COMMON_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#define FSAIO_VERSION "0.1"
-
 #include "exit_status.h"
+
+#define FSAIO_VERSION "0.1"
 
 extern bool verbose;
 
@@ -26,10 +26,4 @@ double now_seconds(void);
 /* uname -r */
 const char *kernel_release(void);
 
-
-
-/* Not a probe result but a fact recorded with it: the patched kernel has
- * fs.aio-buffered-async=1, so libaio buffered reads must not block.  Kept
- * beside the tracer's FEAT_* bits in logs. */
-#define FEAT_X_LIBAIO_ASYNC	(1u << 31)
 #endif

@@ -8,7 +8,7 @@
 #define FSAIO_TEST_SYNTH_H
 
 #include <string.h>
-#include "../../harness/checker.h"
+#include "core/checker.h"
 
 static uint64_t synth_seq;
 static int synth_rc;	/* OR of checker_feed() returns: tests assert it is 0 */

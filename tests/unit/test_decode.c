@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include "kselftest_harness.h"
 #include "synth.h"
-#include "../../harness/decode.h"
+#include "core/decode.h"
 
 #pragma GCC diagnostic ignored "-Wsign-compare"	/* EXPECT_EQ(int, size_t) */
 

@@ -5,8 +5,8 @@
  * the outer, more specific frame must win over the generic inner one.
  */
 #include "kselftest_harness.h"
-#include "../../harness/waitsite.h"
-#include "../../harness/checker.h"
+#include "core/waitsite.h"
+#include "core/checker.h"
 
 #pragma GCC diagnostic ignored "-Wsign-compare"	/* EXPECT_EQ(enum, enum) */
 

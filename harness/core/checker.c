@@ -96,8 +96,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "checker.h"
-#include "decode.h"
+#include "core/checker.h"
+#include "core/decode.h"
+#include "core/names.h"
 
 #define HIST_LEN	16	/* events kept per lifecycle for failure details */
 #define EV_REJECTED	100	/* pseudo event in a history: batch entry rejected */
@@ -192,7 +193,6 @@ struct checker {
 	/* (tgid, ring) -> latest io_destroy; (tgid, 0) -> latest PROC_EXIT */
 	struct mark *marks;
 	uint32_t marks_mask, nr_marks;
-	uint64_t destroys;	/* successful io_destroy calls seen */
 	uint64_t abandoned[AB__COUNT];
 
 	uint64_t lifecycles;	/* accepted lifecycles, all engines */
@@ -216,66 +216,6 @@ struct checker {
 	size_t nr_mm_gone, cap_mm_gone;
 	struct sleep_sum blocked[FSAIO_ENGINE__COUNT];
 };
-
-/* ---------- names ---------- */
-
-const char *verdict_name(enum verdict v)
-{
-	static const char *const n[] = { "pass", "fail", "xfail", "skip", "error" };
-
-	return (unsigned)v < sizeof(n) / sizeof(n[0]) ? n[v] : "?";
-}
-
-const char *engine_name(enum fsaio_engine e)
-{
-	static const char *const n[] = { "none", "libaio", "io_uring" };
-
-	return (unsigned)e < FSAIO_ENGINE__COUNT ? n[e] : "?";
-}
-
-const char *wait_site_name(enum fsaio_wait_site s)
-{
-	static const char *const n[] = { "unknown", "folio_bit", "wait_bit_action",
-		"writeback", "journal", "io_other", "other" };
-
-	return (unsigned)s < FSAIO_SITE__COUNT ? n[s] : "?";
-}
-
-const char *context_name(enum fsaio_context x)
-{
-	static const char *const n[] = { "other", "submit_libaio", "submit_io_uring",
-		"io_wq_worker", "kworker", "sync_read", "sync_write", "reap" };
-
-	return (unsigned)x < FSAIO_CTX__COUNT ? n[x] : "?";
-}
-
-const char *event_type_name(enum fsaio_event_type t)
-{
-	static const char *const n[] = { "?", "submit", "submit_done", "retry",
-		"wake", "resume", "punt", "complete", "reap", "sleep", "wait_bit",
-		"task_work", "workqueue", "proc_exit", "trace_end", "io_destroy" };
-
-	if (t == EV_REJECTED)
-		return "rejected";
-	return (unsigned)t < FSAIO_EV__MAX ? n[t] : "?";
-}
-
-/* ERROR > FAIL > XFAIL > PASS > SKIP. */
-static int severity(enum verdict v)
-{
-	switch (v) {
-	case VERDICT_ERROR:	return 4;
-	case VERDICT_FAIL:	return 3;
-	case VERDICT_XFAIL:	return 2;
-	case VERDICT_PASS:	return 1;
-	default:		return 0;
-	}
-}
-
-enum verdict verdict_worse(enum verdict a, enum verdict b)
-{
-	return severity(b) > severity(a) ? b : a;
-}
 
 /* ---------- hashing ---------- */
 
@@ -460,7 +400,8 @@ static void lc_format(const struct lc *l, char *buf, size_t len)
 			o += snprintf(buf + o, len - o, "%s%s(mm=%d)", sep,
 				      event_type_name(t), l->val[at]);
 		else
-			o += snprintf(buf + o, len - o, "%s%s", sep, event_type_name(t));
+			o += snprintf(buf + o, len - o, "%s%s", sep,
+				      t == EV_REJECTED ? "rejected" : event_type_name(t));
 	}
 }
 
@@ -705,7 +646,6 @@ static void on_io_destroy(struct checker *c, const struct fsaio_record *r)
 {
 	if (r->res != 0 || !r->ring)
 		return;		/* -EINVAL: no such context, nothing abandoned */
-	c->destroys++;
 	mark_set(c, r->tgid, r->ring);
 }
 
@@ -1446,4 +1386,32 @@ const struct invariant_result *checker_result(const struct checker *c,
 const struct checker_stats *checker_stats(const struct checker *c)
 {
 	return &c->st;
+}
+
+static void cell_add(struct wait_cell *d, const struct wait_cell *a)
+{
+	int i;
+
+	d->count += a->count;
+	d->total_ns += a->total_ns;
+	d->max_ns = a->max_ns > d->max_ns ? a->max_ns : d->max_ns;
+	for (i = 0; i < HIST_BUCKETS; i++)
+		d->hist[i] += a->hist[i];
+}
+
+void checker_stats_add(struct checker_stats *sum, const struct checker_stats *s)
+{
+	int e, site, ctx;
+
+	for (e = 0; e < FSAIO_ENGINE__COUNT; e++) {
+#define X(field, what) sum->engine[e].field += s->engine[e].field;
+		FSAIO_ENGINE_STATS(X)
+#undef X
+	}
+	for (site = 0; site < FSAIO_SITE__COUNT; site++)
+		for (ctx = 0; ctx < FSAIO_CTX__COUNT; ctx++)
+			cell_add(&sum->waits[site][ctx], &s->waits[site][ctx]);
+	sum->records += s->records;
+	sum->lost += s->lost;
+	sum->malformed += s->malformed;
 }

@@ -11,7 +11,7 @@
  */
 #include <stdbool.h>
 #include <string.h>
-#include "waitsite.h"
+#include "core/waitsite.h"
 
 struct site_pattern {
 	const char *name;

@@ -8,10 +8,11 @@
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
-#include "commands.h"
+#include "cmd/commands.h"
+#include "cmd/options.h"
 #include "common.h"
-#include "report.h"
-#include "session.h"
+#include "live/session.h"
+#include "report/report.h"
 
 #define MAX_PIDS 64
 
@@ -21,8 +22,6 @@ static struct trace_args {
 	pid_t pids[MAX_PIDS];
 	int nr_pids;
 	const char *comm;
-	const char *json;
-	const char *record;
 	size_t ringbuf_mb;
 	bool no_fentry;
 } targs = { .interval = 5 };
@@ -32,11 +31,8 @@ static const struct argp_option trace_options[] = {
 	{ "interval", 'i', "SEC", 0, "print a summary line every SEC seconds (default 5, 0: off)" },
 	{ "pid", 'p', "PID", 0, "trace only this process and its children (repeatable)" },
 	{ "comm", 'c', "COMM", 0, "trace only tasks with this command name" },
-	{ "json", 'j', "FILE", 0, "write the JSON summary to FILE" },
-	{ "record", 'r', "FILE", 0, "record every event to FILE (for 'fsaio replay')" },
 	{ "ringbuf-mb", 'b', "MB", 0, "ring buffer size in MiB (default 8)" },
 	{ "no-fentry", 'F', NULL, 0, "use tracepoints only, even where fentry loads" },
-	{ "verbose", 'v', NULL, 0, "print feature probes and all histograms" },
 	{},
 };
 
@@ -76,12 +72,6 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 				   FSAIO_COMM_LEN - 1);
 		targs.comm = arg;
 		break;
-	case 'j':
-		targs.json = arg;
-		break;
-	case 'r':
-		targs.record = arg;
-		break;
 	case 'b':
 		targs.ringbuf_mb = parse_positive(state, "--ringbuf-mb", arg, 1024);
 		if (targs.ringbuf_mb & (targs.ringbuf_mb - 1) || !targs.ringbuf_mb)
@@ -89,9 +79,6 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'F':
 		targs.no_fentry = true;
-		break;
-	case 'v':
-		verbose = true;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'; to trace a command use 'fsaio check -- CMD'", arg);
@@ -121,6 +108,9 @@ static void print_periodic(double t, const struct checker_stats *st,
 
 int cmd_trace(int argc, char **argv)
 {
+	static const struct argp_child children[] = {
+		{ &output_argp }, { &record_argp }, {},
+	};
 	static const struct argp argp = { trace_options, trace_parse, NULL,
 		"Trace asynchronous I/O and every uninterruptible sleep on the live system.\v"
 		"Counts, per engine, requests submitted and completed, submits that slept\n"
@@ -128,12 +118,14 @@ int cmd_trace(int argc, char **argv)
 		"and a table of D-state sleeps by wait site and context with log2\n"
 		"latency histograms.  Without -p/-c every task is traced.  Lost events\n"
 		"(ring buffer full) make the run an error: raise --ringbuf-mb.\n"
-		"Exit status: 0 ok, 1 events were lost or tracing failed, 2 usage, 4 skip." };
+		"Exit status: 0 ok, 4 skip, 5 error (events were lost or tracing failed),\n"
+		"64 usage.", children };
 	struct tracer_opts topts = { 0 };
 	const struct checker_stats *st;
 	struct run_result run = { 0 };
 	struct session s;
 	double t0, next;
+	bool poll_failed = false;
 	char err[512];
 	int ret, i;
 
@@ -147,12 +139,21 @@ int cmd_trace(int argc, char **argv)
 	topts.ringbuf_bytes = targs.ringbuf_mb << 20;
 
 	fsaio_install_signals();
-	ret = session_open(&s, &topts, targs.record, "trace");
+	ret = session_open(&s, &topts, output_opts.record, "trace");
 	if (ret)
 		return ret;
-	for (i = 0; i < targs.nr_pids; i++)
-		tracer_track_pid(s.tracer, targs.pids[i]);
-	session_begin(&s);
+	for (i = 0; i < targs.nr_pids; i++) {
+		ret = tracer_track_pid(s.tracer, targs.pids[i]);
+		if (ret) {
+			fsaio_err("cannot trace pid %d: %s", targs.pids[i], strerror(-ret));
+			session_close(&s);
+			return EXIT_ERROR;
+		}
+	}
+	if (session_begin(&s)) {
+		session_close(&s);
+		return EXIT_ERROR;
+	}
 	fprintf(stderr, "fsaio: tracing %s%s; %s\n",
 		topts.all_tasks ? "all tasks" : "selected tasks",
 		targs.duration ? "" : " until Ctrl-C",
@@ -167,6 +168,7 @@ int cmd_trace(int argc, char **argv)
 		ret = session_poll(&s, 100);
 		if (ret < 0 && ret != -EINTR) {
 			fsaio_err("ring buffer poll failed: %s", strerror(-ret));
+			poll_failed = true;
 			break;
 		}
 		if (now >= next) {
@@ -183,19 +185,20 @@ int cmd_trace(int argc, char **argv)
 	printf("\n--- fsaio trace: %.1f s on %s ---\n", run.wall_seconds, kernel_release());
 	report_text_stats(stdout, st);
 
-	ret = EXIT_PASS;
+	ret = poll_failed ? EXIT_ERROR : EXIT_PASS;
 	if (st->lost) {
 		fsaio_err("ERROR: %" PRIu64 " events lost (ring buffer full); rerun with a larger --ringbuf-mb",
 			  st->lost);
 		ret = EXIT_ERROR;
 	}
-	if (targs.json && report_json_write(targs.json, "trace", kernel_release(),
+	if (output_opts.json && report_json_write(output_opts.json, "trace", kernel_release(),
 					    s.features, &run, 1, err, sizeof(err))) {
 		fsaio_err("%s", err);
 		ret = EXIT_ERROR;
 	}
 	checker_free(run.checker);
-	session_close(&s);
+	if (session_close(&s))
+		ret = EXIT_ERROR;	/* --record log incomplete */
 	return ret;
 }
 

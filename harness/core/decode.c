@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
-#include "decode.h"
+#include "core/decode.h"
 
 static int reject(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

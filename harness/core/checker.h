@@ -10,7 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../bpf/fsaio.h"
+#include "bpf/fsaio.h"
+#include "core/names.h"
+#include "core/verdict.h"
 
 /* What the traced kernel lets us observe, and what it is expected to do. */
 struct checker_config {
@@ -21,14 +23,6 @@ struct checker_config {
 	bool libaio_submit_unseen; /* no syscalls:sys_enter_io_submit: libaio kernel
 				    * events of unknown requests are counted, not failed */
 	const char *skip_retry_reason;	/* why see_retry is false, for SKIP lines */
-};
-
-enum verdict {
-	VERDICT_PASS,
-	VERDICT_FAIL,
-	VERDICT_XFAIL,	/* known kernel limitation, measured (stock libaio blocking) */
-	VERDICT_SKIP,	/* not observable here, or nothing to check */
-	VERDICT_ERROR,	/* the trace itself cannot be trusted (lost records, malformed) */
 };
 
 enum invariant_id {
@@ -42,14 +36,6 @@ enum invariant_id {
 	INV__COUNT,
 };
 
-struct invariant_result {
-	const char *name;	/* stable: "trace_integrity", "exactly_once", ... */
-	enum verdict verdict;
-	uint64_t observations;	/* how many things were checked */
-	char detail[512];	/* one line: counts, or the offending request id
-				 * and its event sequence on failure */
-};
-
 #define HIST_BUCKETS 32		/* log2 buckets of nanoseconds */
 
 struct wait_cell {
@@ -59,21 +45,32 @@ struct wait_cell {
 	uint64_t hist[HIST_BUCKETS];	/* hist[i]: duration in [2^i, 2^(i+1)) ns */
 };
 
+/*
+ * Per-engine counters, X(field, what): the struct, the JSON object
+ * engines.<engine>.<field> (in this order) and the sums over runs are all
+ * generated from this list; a new statistic is one line here.
+ */
+#define FSAIO_ENGINE_STATS(X)						\
+	X(submitted, "requests accepted (SUBMIT minus rejected by SUBMIT_DONE)") \
+	X(completed, "requests completed (COMPLETE or REAP, once each); "	\
+		     "submitted == completed + abandoned + in flight")	\
+	X(abandoned, "libaio: never reaped, context destroyed or process "	\
+		     "exited first (not in completed)")			\
+	X(blocked_in_submit, "page/bit/writeback/journal sleeps inside this " \
+			     "engine's submit syscall")			\
+	X(blocked_ns, "their total duration")				\
+	X(retries, "armed retries (RETRY)")				\
+	X(wakes, "wake callbacks (WAKE)")				\
+	X(resumes, "resumptions (RESUME)")				\
+	X(punts, "falls back to a blocking worker (PUNT)")		\
+	X(submit_calls, "submit syscalls seen (SUBMIT_DONE)")		\
+	X(submit_ns, "total time inside them")				\
+	X(errors, "completions with res < 0")
+
 struct engine_stats {
-	uint64_t submitted;	/* requests accepted (SUBMIT minus rejected by SUBMIT_DONE) */
-	uint64_t completed;	/* requests completed (COMPLETE or REAP, once each);
-				 * submitted == completed + abandoned + in flight */
-	uint64_t blocked_in_submit;	/* page/bit/writeback/journal sleeps inside this engine's submit syscall */
-	uint64_t blocked_ns;	/* their total duration */
-	uint64_t retries;
-	uint64_t wakes;
-	uint64_t resumes;
-	uint64_t punts;
-	uint64_t submit_calls;	/* submit syscalls seen (SUBMIT_DONE) */
-	uint64_t submit_ns;	/* total time inside them */
-	uint64_t errors;	/* completions with res < 0 */
-	uint64_t abandoned;	/* libaio: never reaped, context destroyed or
-				 * process exited first (not in completed) */
+#define X(field, what) uint64_t field;
+	FSAIO_ENGINE_STATS(X)
+#undef X
 };
 
 struct checker_stats {
@@ -107,16 +104,7 @@ const struct invariant_result *checker_result(const struct checker *c,
 					      enum invariant_id id);
 const struct checker_stats *checker_stats(const struct checker *c);
 
-/* Helpers shared with the reports. */
-const char *verdict_name(enum verdict v);		/* "pass", "fail", ... */
-const char *engine_name(enum fsaio_engine e);		/* "libaio", "io_uring" */
-const char *wait_site_name(enum fsaio_wait_site s);	/* "folio_bit", ... */
-const char *context_name(enum fsaio_context x);		/* "submit_libaio", ... */
-const char *event_type_name(enum fsaio_event_type t);	/* "submit", ... */
-
-/* Worst of two verdicts for an aggregate exit status:
- * ERROR > FAIL > XFAIL > PASS > SKIP (SKIP only if all skipped; an XFAIL
- * run aggregates to XFAIL, whose exit status is still a pass). */
-enum verdict verdict_worse(enum verdict a, enum verdict b);
+/* Add the statistics of one run to a sum (maxima stay maxima). */
+void checker_stats_add(struct checker_stats *sum, const struct checker_stats *s);
 
 #endif

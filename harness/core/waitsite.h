@@ -3,7 +3,7 @@
 #ifndef FSAIO_WAITSITE_H
 #define FSAIO_WAITSITE_H
 
-#include "../bpf/fsaio.h"
+#include "bpf/fsaio.h"
 
 /* names[0] is the innermost frame.  NULL entries (unknown symbols) are
  * skipped.  Returns the most specific site (journal and writeback before

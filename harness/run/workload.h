@@ -23,6 +23,10 @@ struct workload {
 	char what[160];		/* first line of its header comment */
 };
 
+/* The project root: where the fsaio binary lives (workloads/ and
+ * .output/workloads/ are found from there). */
+const char *workload_root(void);
+
 /* Everything in the suite, sorted by name.  Returns the count (0 when
  * nothing is built: "run make first"). */
 int workload_discover(const char *root, struct workload *out, int max);

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include "commands.h"
+#include "cmd/commands.h"
 #include "common.h"
 
 static int bench_pin(const char *path)

@@ -5,48 +5,18 @@
 #include <time.h>
 #include <unistd.h>
 #include "common.h"
-#include "decode.h"
-#include "session.h"
-
-struct checker_config session_checker_config(uint32_t features)
-{
-	struct checker_config cfg = { 0 };
-	bool fentry_retry = (features & FEAT_FEXIT_GET_PAGES) &&
-			    (features & FEAT_FENTRY_ASYNC_BUF);
-
-	cfg.see_sleep = features & FEAT_STACK;
-	cfg.see_retry = (features & FEAT_FSAIO_TP) || fentry_retry;
-	cfg.see_libaio_kernel_complete = features & (FEAT_FSAIO_TP |
-						     FEAT_FENTRY_AIO_COMPLETE);
-	cfg.libaio_submit_unseen = !(features & FEAT_SYSCALL_TP);
-	cfg.libaio_async_expected = (features & FEAT_FSAIO_TP) &&
-				    (features & FEAT_X_LIBAIO_ASYNC);
-	cfg.skip_retry_reason = (features & FEAT_FENTRY) ?
-		"fexit filemap_get_pages/fentry io_async_buf_func not attachable on this kernel" :
-		"per-request retry/wake/resume need fentry (not loadable here) or the patched kernel's fsaio tracepoints";
-	return cfg;
-}
-
-/* The patched kernel's switch; absent (stock kernel) reads as off. */
-static bool libaio_async_enabled(void)
-{
-	char c = '0';
-	FILE *f = fopen("/proc/sys/fs/aio-buffered-async", "r");
-
-	if (f) {
-		if (fread(&c, 1, 1, f) != 1)
-			c = '0';
-		fclose(f);
-	}
-	return c == '1';
-}
+#include "core/decode.h"
+#include "live/session.h"
 
 static void on_record(const struct fsaio_record *rec, void *ctx)
 {
 	struct session *s = ctx;
 
-	if (s->log)
-		fsaio_log_write(s->log, rec);
+	if (s->log && fsaio_log_write(s->log, rec) && !s->log_errno) {
+		s->log_errno = errno ? errno : EIO;
+		fsaio_err("writing the event log: %s; the log is incomplete",
+			  strerror(s->log_errno));
+	}
 	checker_feed(s->checker, rec);
 }
 
@@ -68,8 +38,6 @@ int session_open(struct session *s, const struct tracer_opts *o,
 		return ret == -EOPNOTSUPP || ret == -ENOENT ? EXIT_SKIP : EXIT_ERROR;
 	}
 	s->features = tracer_features(s->tracer);
-	if (libaio_async_enabled())
-		s->features |= FEAT_X_LIBAIO_ASYNC;
 	if (verbose)
 		tracer_print_features(s->tracer, stderr);
 	if (record_path) {
@@ -87,17 +55,26 @@ int session_open(struct session *s, const struct tracer_opts *o,
 		h.features = s->features;
 		snprintf(h.release, sizeof(h.release), "%s", kernel_release());
 		snprintf(h.label, sizeof(h.label), "%s", label);
-		fsaio_log_write_header(s->log, &h);
+		if (fsaio_log_write_header(s->log, &h)) {
+			fsaio_err("cannot write %s: %s", record_path, strerror(errno));
+			session_close(s);
+			return EXIT_ERROR;
+		}
 	}
 	return EXIT_PASS;
 }
 
-void session_begin(struct session *s)
+int session_begin(struct session *s)
 {
-	struct checker_config cfg = session_checker_config(s->features);
+	struct checker_config cfg = checker_config_for(s->features);
 
 	s->checker = checker_new(&cfg);
+	if (!s->checker) {
+		fsaio_err("out of memory for the checker");
+		return -ENOMEM;
+	}
 	s->lost_base = tracer_lost(s->tracer);
+	return 0;
 }
 
 int session_poll(struct session *s, int timeout_ms)
@@ -133,12 +110,17 @@ struct checker *session_end(struct session *s)
 	return c;
 }
 
-void session_close(struct session *s)
+int session_close(struct session *s)
 {
+	int err = s->log_errno;
+
 	if (s->checker)
 		checker_free(s->checker);
-	if (s->log)
-		fclose(s->log);
+	if (s->log && fclose(s->log) && !err) {
+		err = errno ? errno : EIO;
+		fsaio_err("writing the event log: %s; the log is incomplete", strerror(err));
+	}
 	tracer_close(s->tracer);
 	memset(s, 0, sizeof(*s));
+	return -err;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Workload discovery and result parsing. */
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "workload.h"
+#include "run/workload.h"
 
 /* The first sentence of a source or job file's header comment is its
  * description. */
@@ -228,4 +229,19 @@ int workload_parse_fio_json(const char *path, struct workload_report *out,
 	out->valid = 1;
 	json_object_put(root);
 	return 0;
+}
+
+const char *workload_root(void)
+{
+	static char root[PATH_MAX];
+	ssize_t n;
+
+	if (root[0])
+		return root;
+	n = readlink("/proc/self/exe", root, sizeof(root) - 1);
+	if (n <= 0)
+		return strcpy(root, ".");
+	root[n] = '\0';
+	*strrchr(root, '/') = '\0';
+	return root;
 }

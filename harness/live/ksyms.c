@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ksyms.h"
+#include "live/ksyms.h"
 
 #define KSYM_MAX_FUNC	(1u << 20)
 

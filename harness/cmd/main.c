@@ -10,77 +10,10 @@
  *   fsaio compare [-c] [-s] A.json B.json
  *   fsaio bench show FILE
  */
-#include <errno.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <time.h>
-#include "commands.h"
+#include "cmd/commands.h"
 #include "common.h"
-
-bool verbose;
-volatile int fsaio_interrupted;
-
-void fsaio_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("fsaio: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-void fsaio_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!verbose)
-		return;
-	fputs("fsaio: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static void on_signal(int sig)
-{
-	fsaio_interrupted = sig;
-}
-
-void fsaio_install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	/* No SA_RESTART: blocking calls return EINTR and loops notice. */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
-double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-const char *kernel_release(void)
-{
-	static struct utsname u;
-
-	if (!u.release[0] && uname(&u))
-		return "unknown";
-	return u.release;
-}
 
 static const struct command {
 	const char *name;

@@ -11,23 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
-#include "../bpf/fsaio.h"
-
-/* Feature bits, probed at start (tracer_probe). */
-enum {
-	FEAT_BTF	= 1 << 0,	/* /sys/kernel/btf/vmlinux */
-	FEAT_RINGBUF	= 1 << 1,
-	FEAT_TP_BTF	= 1 << 2,	/* tp_btf sched_switch loads */
-	FEAT_FENTRY	= 1 << 3,	/* fentry/fexit programs load */
-	FEAT_SYSCALL_TP	= 1 << 4,	/* syscalls:sys_enter_io_submit etc. */
-	FEAT_IO_URING_TP = 1 << 5,	/* io_uring:* tracepoints */
-	FEAT_WORKQUEUE_TP = 1 << 6,
-	FEAT_FSAIO_TP	= 1 << 7,	/* patched kernel's fsaio:* tracepoints */
-	FEAT_STACK	= 1 << 8,	/* bpf_get_stack in sched_switch */
-	FEAT_FEXIT_GET_PAGES = 1 << 9,	/* fexit filemap_get_pages attached */
-	FEAT_FENTRY_ASYNC_BUF = 1 << 10, /* fentry io_async_buf_func attached */
-	FEAT_FENTRY_AIO_COMPLETE = 1 << 11, /* fentry aio_complete_rw attached */
-};
+#include "bpf/fsaio.h"
+#include "core/features.h"	/* FEAT_* */
 
 struct tracer_opts {
 	bool verbose;		/* print feature probes and fallbacks to stderr */

@@ -18,10 +18,11 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "fsaio.skel.h"
-#include "tracer.h"
-#include "decode.h"
-#include "waitsite.h"
-#include "ksyms.h"
+#include "core/decode.h"
+#include "core/features.h"
+#include "core/waitsite.h"
+#include "live/ksyms.h"
+#include "live/tracer.h"
 
 #define DEFAULT_RINGBUF		(8u << 20)
 #define MAX_LINKS		48
@@ -244,6 +245,20 @@ static const char *errname(int err)
 	}
 }
 
+/* The patched kernel's switch; absent (stock kernel) reads as off. */
+static bool libaio_async_enabled(void)
+{
+	char c = '0';
+	FILE *f = fopen("/proc/sys/fs/aio-buffered-async", "r");
+
+	if (f) {
+		if (fread(&c, 1, 1, f) != 1)
+			c = '0';
+		fclose(f);
+	}
+	return c == '1';
+}
+
 /* FSAIO_BTF names the kernel's BTF when it is not in sysfs (as bpftool's
  * --btf); the tests also use it to play a kernel without BTF. */
 static const char *kernel_btf_path(void)
@@ -359,6 +374,8 @@ static int probe_features(struct tracer *t, char *err, size_t errlen)
 			 "%d fsaio:* events missing (another patch series?)", fsaio_missing);
 	vlog(t, "fsaio:* tracepoints: %s", !t->fsaio_events_present ? "not present (stock kernel)" :
 	     fsaio_missing ? t->why_fsaio : "present");
+	if (libaio_async_enabled())
+		t->feat |= FEAT_LIBAIO_ASYNC;
 	btf__free(vmlinux);
 	return 0;
 }
@@ -599,80 +616,53 @@ static const char *prog_why(const struct tracer *t, const char *prog)
 	return "?";
 }
 
+/* Why a feature is off, as far as the probes and attaches know. */
+static const char *feature_why(const struct tracer *t, uint32_t feat)
+{
+	size_t i;
+
+	switch (feat) {
+	case FEAT_TP_BTF:
+		return t->why_tp_btf;
+	case FEAT_FENTRY:
+		return t->why_fentry[0] ? t->why_fentry : "not probed";
+	case FEAT_FSAIO_TP:
+		return t->fsaio_events_present ? (t->why_fsaio[0] ? t->why_fsaio :
+			"present but not attached") : "not present";
+	case FEAT_LIBAIO_ASYNC:
+		return "/proc/sys/fs/aio-buffered-async absent or 0";
+	}
+	for (i = 0; i < NR_PROGS; i++)
+		if (progs[i].feat == feat && t->use[i] + t->attached[i] != 2 &&
+		    progs[i].kind == PK_FENTRY)
+			return prog_why(t, progs[i].prog);
+	for (i = 0; i < NR_PROGS; i++)
+		if (progs[i].feat == feat && !t->attached[i])
+			return progs[i].kind == PK_TP ? "tracepoint missing" : "not attached";
+	return "";
+}
+
 void tracer_print_features(const struct tracer *t, FILE *f)
 {
-	uint32_t ft = t->feat;
+	unsigned i;
 
-	fprintf(f, "BTF: available (/sys/kernel/btf/vmlinux, CO-RE)\n");
-	fprintf(f, "ring buffer: available (%zu MiB)\n", t->ringbuf_bytes >> 20);
-	if (ft & FEAT_TP_BTF)
-		fprintf(f, "tp_btf sched_switch: available\n");
-	else
-		fprintf(f, "tp_btf sched_switch: unavailable (%s); raw_tp fallback, "
-			"sleep state read from the task (may race with a wakeup)\n", t->why_tp_btf);
-	if (ft & FEAT_STACK)
-		fprintf(f, "sleep stacks (sched_switch D state + bpf_get_stack): available%s\n",
-			t->ksyms ? "" : "; but /proc/kallsyms unreadable: wait sites UNKNOWN");
-	else
-		fprintf(f, "sleep stacks: unavailable; D-state sleeps not classified, "
-			"non-blocking submit check SKIPs\n");
-	if (ft & FEAT_SYSCALL_TP)
-		fprintf(f, "syscall tracepoints (io_submit, io_getevents, io_uring_enter): available\n");
-	else
-		fprintf(f, "syscall tracepoints: unavailable (CONFIG_FTRACE_SYSCALLS?); libaio "
-			"submits and reaps not observable, libaio checks SKIP\n");
-	if (ft & FEAT_IO_URING_TP)
-		fprintf(f, "io_uring tracepoints: available\n");
-	else
-		fprintf(f, "io_uring tracepoints: unavailable (no CONFIG_IO_URING?); io_uring "
-			"requests not observable, io_uring checks SKIP\n");
-	if (ft & FEAT_WORKQUEUE_TP)
-		fprintf(f, "workqueue tracepoints: available (only watched work functions reported)\n");
-	else
-		fprintf(f, "workqueue tracepoints: unavailable; workqueue resumptions not observable\n");
-	if (ft & FEAT_FENTRY)
-		fprintf(f, "fentry/fexit: available\n");
-	else
-		fprintf(f, "fentry/fexit: unavailable (%s); per-request retry/wake/resume of "
-			"io_uring buffered reads not observable%s\n",
-			t->why_fentry[0] ? t->why_fentry : "not probed",
-			(ft & FEAT_FSAIO_TP) ? " (libaio's come from the fsaio tracepoints)" :
-			", retry_lifecycle SKIPs");
-	if (ft & FEAT_FENTRY) {
-		if (ft & FEAT_FEXIT_GET_PAGES)
-			fprintf(f, "fexit filemap_get_pages: attached (retry armed, -EIOCBQUEUED)\n");
-		else
-			fprintf(f, "fexit filemap_get_pages: unavailable (%s); armed retries "
-				"not observable, retry_lifecycle SKIPs\n",
-				prog_why(t, "fsaio_fexit_get_pages"));
-		if (ft & FEAT_FENTRY_ASYNC_BUF)
-			fprintf(f, "fentry io_async_buf_func + io_read: attached (wake, resume)\n");
-		else
-			fprintf(f, "fentry io_async_buf_func + io_read: unavailable (%s / %s); "
-				"wakes and resumes not observable, retry_lifecycle SKIPs\n",
-				prog_why(t, "fsaio_fentry_async_buf"),
-				prog_why(t, "fsaio_fentry_io_read"));
-		if (ft & FEAT_FENTRY_AIO_COMPLETE)
-			fprintf(f, "fentry aio_complete_rw: attached (libaio kernel completions)\n");
-		else if (ft & FEAT_FSAIO_TP)
-			fprintf(f, "fentry aio_complete_rw: not attached (fsaio_complete reports "
-				"libaio kernel completions)\n");
-		else
-			fprintf(f, "fentry aio_complete_rw: unavailable (%s); libaio completions "
-				"seen only when reaped\n", prog_why(t, "fsaio_fentry_aio_complete"));
+	for (i = 0; i < nr_features; i++) {
+		const struct feature_desc *d = &feature_table[i];
+		const char *why;
+
+		if (t->feat & d->bit) {
+			fprintf(f, "%-26s yes  %s", d->json, d->gives);
+			if (d->bit == FEAT_STACK && !t->ksyms)
+				fprintf(f, "; but /proc/kallsyms unreadable: wait sites UNKNOWN");
+			if (d->bit == FEAT_RINGBUF)
+				fprintf(f, " (%zu MiB)", t->ringbuf_bytes >> 20);
+			fputc('\n', f);
+			continue;
+		}
+		why = feature_why(t, d->bit);
+		fprintf(f, "%-26s no   %s%s%s%s; %s\n", d->json, d->gives,
+			why[0] ? " (" : "", why, why[0] ? ")" : "", d->costs);
 	}
-	if (ft & FEAT_FSAIO_TP)
-		fprintf(f, "fsaio tracepoints (patched kernel): attached (libaio submit/retry/"
-			"wake/resume/punt/complete/wait_bit per request%s)\n",
-			(ft & FEAT_FENTRY) ? "; fentry aio_complete_rw and the libaio side of "
-			"fexit filemap_get_pages left to them" : "");
-	else if (t->fsaio_events_present)
-		fprintf(f, "fsaio tracepoints (patched kernel): present but unusable (%s); "
-			"libaio retry/wake/resume not observed\n",
-			t->why_fsaio[0] ? t->why_fsaio : "not attached");
-	else
-		fprintf(f, "fsaio tracepoints (patched kernel): not present (stock kernel); "
-			"libaio blocking in io_submit is the expected result\n");
 }
 
 int tracer_track_pid(struct tracer *t, pid_t tgid)

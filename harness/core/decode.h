@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "../bpf/fsaio.h"
+#include "bpf/fsaio.h"
 
 /* Validate and copy one raw record.  Returns 0, or -EINVAL with a one-line
  * reason in err (wrong size, unknown version, unknown type, bad enum). */

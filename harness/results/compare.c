@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
-#include "commands.h"
+#include "cmd/commands.h"
 #include "common.h"
 
 #define BENCH_SCHEMA_PREFIX	"fsaio-bench/"

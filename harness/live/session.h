@@ -8,28 +8,29 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "checker.h"
-#include "tracer.h"
+#include "core/checker.h"
+#include "live/tracer.h"
 
 struct session {
 	struct tracer *tracer;
 	FILE *log;		/* --record, or NULL */
+	int log_errno;		/* first failed log write, 0 if none */
 	struct checker *checker;	/* current segment */
 	uint64_t lost_base;	/* tracer_lost() at segment start */
-	uint32_t features;	/* tracer features | FEAT_X_* */
+	uint32_t features;	/* FEAT_* (core/features.h) */
 };
-
-/* Checker configuration for a kernel with these features. */
-struct checker_config session_checker_config(uint32_t features);
 
 /* Returns an exit code (EXIT_PASS on success) after printing the error. */
 int session_open(struct session *s, const struct tracer_opts *o,
 		 const char *record_path, const char *label);
-void session_begin(struct session *s);
+/* A new checker for the next segment.  0 or -ENOMEM (message printed). */
+int session_begin(struct session *s);
 /* Poll once; returns records delivered or negative errno. */
 int session_poll(struct session *s, int timeout_ms);
 /* Drain what is left, append TRACE_END, finish.  Caller owns the checker. */
 struct checker *session_end(struct session *s);
-void session_close(struct session *s);
+/* Free everything.  Returns 0, or -errno when the event log could not
+ * be written completely (message printed): the run has no trustworthy log. */
+int session_close(struct session *s);
 
 #endif

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "scratch.h"
+#include "run/scratch.h"
 
 #define SCRATCH_MAX	8
 #define LOOP_MAJOR	7

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fsaio check / list: run workloads (or any command) under tracing, join
+ * their own results with the trace (run/), print KTAP, write JSON (report/).
+ */
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cmd/commands.h"
+#include "cmd/options.h"
+#include "common.h"
+#include "live/session.h"
+#include "report/report.h"
+#include "run/agreement.h"
+#include "run/child.h"
+#include "run/scratch.h"
+#include "run/workload.h"
+
+#define MAX_WORKLOADS 64
+#define SCRATCH_MB 512
+
+static struct check_args {
+	const char *fstype;
+	int timeout;
+	bool list;
+	char **names;
+	int nr_names;
+	char **cmd;		/* after "--" */
+} args = { .fstype = "ext4", .timeout = 300 };
+
+static const struct argp_option check_options[] = {
+	{ "timeout", 't', "SEC", 0, "kill a workload still running after SEC seconds (default 300)" },
+	{ "fs", 'f', "TYPE", 0, "scratch filesystem for the suite: ext4 (default) or xfs" },
+	{ "list", 'l', NULL, 0, "list the workloads and exit" },
+	{},
+};
+
+static error_t check_parse(int key, char *arg, struct argp_state *state)
+{
+	char *end;
+
+	switch (key) {
+	case 'f':
+		args.fstype = arg;
+		break;
+	case 'l':
+		args.list = true;
+		break;
+	case 't':
+		errno = 0;
+		args.timeout = strtol(arg, &end, 10);
+		if (errno || *end || args.timeout <= 0)
+			argp_error(state, "--timeout wants a positive number of seconds, not '%s'", arg);
+		break;
+	case ARGP_KEY_ARGS:
+		/* argp stops at "--": everything after it is the command. */
+		if (state->next > 1 && !strcmp(state->argv[state->next - 1], "--")) {
+			args.cmd = state->argv + state->next;
+		} else {
+			args.names = state->argv + state->next;
+			args.nr_names = state->argc - state->next;
+		}
+		break;
+	case ARGP_KEY_END:
+		if (!args.cmd && state->next > 1 &&
+		    !strcmp(state->argv[state->next - 1], "--"))
+			argp_error(state, "nothing after '--': give a command to run");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const char check_doc[] =
+	"Run workloads, or any command, under tracing and check the invariants.\v"
+	"With no WORKLOAD the whole default suite runs (see 'fsaio check --list'):\n"
+	"custom libaio/io_uring programs that verify every byte they read, and fio\n"
+	"jobs, on a scratch filesystem on a loop device that fsaio creates and always\n"
+	"removes.  With '-- CMD ARGS', CMD runs in the current directory and is traced\n"
+	"with all its children.\n\n"
+	"Output is KTAP: one subtest per workload, one line per invariant; '# SKIP'\n"
+	"where this kernel cannot observe a property, '# XFAIL' where the kernel is\n"
+	"known not to provide it (stock libaio buffered reads sleep in io_submit).\n"
+	"Exit status: 0 pass, 1 fail, 4 skip, 5 error (no verdict), 64 usage.";
+
+static int track(pid_t pid, void *ctx)
+{
+	return tracer_track_pid(((struct session *)ctx)->tracer, pid);
+}
+
+static void tick(void *ctx)
+{
+	session_poll(ctx, 20);
+}
+
+static int run_workload(struct session *s, const struct workload *w,
+			char *const *cmd, const char *dir, struct run_result *r)
+{
+	char fio_json[PATH_MAX] = "", err[512];
+	char *argv[8];
+	struct child c;
+	double t0;
+	int ret, i, n = 0;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", w->name);
+	if (w->kind == WL_PROGRAM) {
+		argv[n++] = (char *)w->path;
+		argv[n++] = "-d";
+		argv[n++] = (char *)dir;
+	} else if (w->kind == WL_FIO) {
+		snprintf(fio_json, sizeof(fio_json), "%s/.fio-%s.json", dir, w->name);
+		argv[n++] = "fio";
+		argv[n++] = "--output-format=json";
+		argv[n++] = (char *)"--output";
+		argv[n++] = fio_json;
+		argv[n++] = (char *)w->path;
+	}
+	argv[n] = NULL;
+	if (w->kind != WL_COMMAND)
+		cmd = argv;
+	for (i = 0, n = 0; cmd[i] && n < (int)sizeof(r->command) - 1; i++)
+		n += snprintf(r->command + n, sizeof(r->command) - n, "%s%s",
+			      i ? " " : "", cmd[i]);
+
+	if (session_begin(s))
+		return EXIT_ERROR;
+	t0 = now_seconds();
+	ret = child_start(&c, cmd, dir, track, s);
+	if (ret) {
+		checker_free(session_end(s));
+		return ret;
+	}
+	child_wait(&c, args.timeout, tick, s);
+	r->wall_seconds = now_seconds() - t0;
+	r->checker = session_end(s);
+
+	if (w->kind == WL_FIO && !c.timed_out && !fsaio_interrupted &&
+	    workload_parse_fio_json(fio_json, &c.report, err, sizeof(err)))
+		printf("    # %s\n", err);
+	if (fio_json[0])
+		unlink(fio_json);
+	snprintf(r->summary_line, sizeof(r->summary_line), "%s", c.report.line);
+	check_exit(r, w, &c, args.timeout);
+	check_agreement(r, w, &c);
+	return 0;
+}
+
+static struct scratch scratch;
+
+static void cleanup_at_exit(void)
+{
+	scratch_teardown_all();
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct argp_child children[] = {
+		{ &output_argp }, { &record_argp }, {},
+	};
+	static const struct argp argp = { check_options, check_parse,
+		"[WORKLOAD...] | -- CMD [ARGS...]", check_doc, children };
+	static struct workload suite[MAX_WORKLOADS], chosen[MAX_WORKLOADS];
+	struct tracer_opts topts = { .verbose = verbose };
+	struct run_result *runs;
+	struct session s;
+	enum verdict all = VERDICT_SKIP;
+	char err[512];
+	int nr_suite, nr = 0, i, j, ret;
+	bool need_scratch = false;
+
+	argp_err_exit_status = EXIT_USAGE;
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		return EXIT_USAGE;
+	topts.verbose = verbose;
+
+	nr_suite = workload_discover(workload_root(), suite, MAX_WORKLOADS);
+	if (args.list) {
+		for (i = 0; i < nr_suite; i++)
+			printf("%-24s %-4s %s\n", suite[i].name,
+			       suite[i].kind == WL_FIO ? "fio" : "prog", suite[i].what);
+		return EXIT_PASS;
+	}
+	if (args.cmd) {
+		chosen[0].kind = WL_COMMAND;
+		snprintf(chosen[0].name, sizeof(chosen[0].name), "%s",
+			 strrchr(args.cmd[0], '/') ? strrchr(args.cmd[0], '/') + 1 :
+			 args.cmd[0]);
+		nr = 1;
+	} else if (args.nr_names) {
+		for (i = 0; i < args.nr_names; i++) {
+			for (j = 0; j < nr_suite; j++)
+				if (!strcmp(args.names[i], suite[j].name))
+					break;
+			if (j == nr_suite) {
+				fsaio_err("unknown workload '%s'; 'fsaio check --list' shows them%s",
+					  args.names[i], nr_suite ? "" : " (none built: run make)");
+				return EXIT_USAGE;
+			}
+			chosen[nr++] = suite[j];
+		}
+	} else {
+		if (!nr_suite) {
+			fsaio_err("no workloads found under %s: run 'make' first",
+				  workload_root());
+			return EXIT_USAGE;
+		}
+		memcpy(chosen, suite, nr_suite * sizeof(suite[0]));
+		nr = nr_suite;
+	}
+	for (i = 0; i < nr; i++)
+		need_scratch |= chosen[i].kind != WL_COMMAND;
+
+	fsaio_install_signals();
+	atexit(cleanup_at_exit);
+	ret = session_open(&s, &topts, output_opts.record, args.cmd ? args.cmd[0] : "suite");
+	if (ret)
+		return ret;
+	if (need_scratch) {
+		fsaio_info("creating a %u MiB %s scratch filesystem on a loop device",
+			   SCRATCH_MB, args.fstype);
+		if (scratch_setup(&scratch, SCRATCH_MB, args.fstype, err, sizeof(err))) {
+			fsaio_err("%s", err);
+			session_close(&s);
+			return EXIT_ERROR;
+		}
+	}
+	runs = calloc(nr, sizeof(*runs));
+	if (!runs) {
+		fsaio_err("out of memory");
+		scratch_teardown(&scratch);
+		session_close(&s);
+		return EXIT_ERROR;
+	}
+	report_ktap_header(stdout, nr);
+	fprintf(stdout, "# fsaio %s on %s\n", FSAIO_VERSION, kernel_release());
+	for (i = 0; i < nr && !fsaio_interrupted; i++) {
+		if (need_scratch && drop_caches())
+			fsaio_info("could not drop caches; reads may hit the page cache");
+		ret = run_workload(&s, &chosen[i], args.cmd,
+				   need_scratch ? scratch.mountpoint : NULL, &runs[i]);
+		if (ret) {
+			/* Cannot run it at all: bad input, not a failed check. */
+			nr = i;
+			break;
+		}
+		report_ktap_run(stdout, i + 1, &runs[i]);
+		fflush(stdout);
+		all = verdict_worse(all, run_verdict(&runs[i]));
+	}
+	if (fsaio_interrupted && !ret) {
+		fsaio_err("interrupted (signal %d); cleaned up", fsaio_interrupted);
+		all = VERDICT_ERROR;
+		nr = i;
+	}
+	if (nr && !ret) {
+		uint64_t lost = 0;
+
+		for (i = 0; i < nr; i++) {
+			lost += checker_stats(runs[i].checker)->lost;
+		}
+		printf("# totals over %d run(s): verdict %s, lost events %" PRIu64 "\n",
+		       nr, verdict_name(all), lost);
+	}
+	if (output_opts.json && nr &&
+	    report_json_write(output_opts.json, "check", kernel_release(), s.features,
+			      runs, nr, err, sizeof(err))) {
+		fsaio_err("%s", err);
+		all = VERDICT_ERROR;
+	}
+	for (i = 0; i < nr; i++)
+		checker_free(runs[i].checker);
+	free(runs);
+	scratch_teardown(&scratch);
+	if (session_close(&s))
+		all = VERDICT_ERROR;	/* --record log incomplete */
+	if (ret)
+		return ret;
+	return verdict_exit_code(all);
+}
+
+int cmd_list(int argc, char **argv)
+{
+	char *av[] = { "check", "--list", NULL };
+
+	return cmd_check(2, av);
+}

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The argp children shared by check, trace and replay. */
+#include "cmd/options.h"
+#include "common.h"
+
+struct output_opts output_opts;
+
+static const struct argp_option output_options[] = {
+	{ "json", 'j', "FILE", 0, "write the JSON summary to FILE" },
+	{ "verbose", 'v', NULL, 0, "print feature probes, workload output and all histograms" },
+	{},
+};
+
+static error_t output_parse(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case 'j':
+		output_opts.json = arg;
+		return 0;
+	case 'v':
+		verbose = true;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+const struct argp output_argp = { output_options, output_parse };
+
+static const struct argp_option record_options[] = {
+	{ "record", 'r', "FILE", 0, "record every event to FILE (for 'fsaio replay')" },
+	{},
+};
+
+static error_t record_parse(int key, char *arg, struct argp_state *state)
+{
+	if (key != 'r')
+		return ARGP_ERR_UNKNOWN;
+	output_opts.record = arg;
+	return 0;
+}
+
+const struct argp record_argp = { record_options, record_parse };

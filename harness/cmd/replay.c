@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fsaio replay: re-check a recorded event log, one run per trace segment,
+ * with the same core (decode -> checker) and reports as a live check.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmd/commands.h"
+#include "cmd/options.h"
+#include "common.h"
+#include "core/decode.h"
+#include "core/features.h"
+#include "report/report.h"
+
+static const char *replay_file;
+
+static error_t replay_parse(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case ARGP_KEY_ARG:
+		if (replay_file)
+			argp_error(state, "one log file at a time");
+		replay_file = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!replay_file)
+			argp_error(state, "which log? 'fsaio replay FILE' (written by --record)");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct argp_child children[] = { { &output_argp }, {} };
+	static const struct argp argp = { NULL, replay_parse, "FILE",
+		"Re-check the invariants on an event log recorded with --record.\v"
+		"Each trace segment in the log (one per workload) is checked on its own,\n"
+		"with the features of the kernel that recorded it.  A truncated log or a\n"
+		"record of an unknown version is an ERROR.  Exit status as 'check'.", children };
+	struct fsaio_log_header h;
+	struct checker_config cfg;
+	struct run_result *runs = NULL;
+	struct checker *cur = NULL;
+	struct fsaio_record rec;
+	enum verdict all = VERDICT_SKIP;
+	char err[512];
+	int nr = 0, i, ret;
+	bool oom = false;
+	FILE *f;
+
+	argp_err_exit_status = EXIT_USAGE;
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		return EXIT_USAGE;
+	f = fopen(replay_file, "r");
+	if (!f) {
+		fsaio_err("cannot open %s: %s", replay_file, strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (fsaio_log_read_header(f, &h, err, sizeof(err))) {
+		fsaio_err("%s: %s", replay_file, err);
+		fclose(f);
+		return EXIT_USAGE;
+	}
+	cfg = checker_config_for(h.features);
+	/* One run per segment; TRACE_END closes a segment. */
+	for (;;) {
+		ret = fsaio_log_read(f, &rec, err, sizeof(err));
+		if (ret == 0)
+			break;
+		if (!cur) {
+			struct run_result *r, *more;
+
+			more = realloc(runs, (nr + 1) * sizeof(*runs));
+			cur = more ? checker_new(&cfg) : NULL;
+			if (!cur) {
+				fsaio_err("out of memory after %d trace segments", nr);
+				runs = more ? more : runs;
+				oom = true;
+				break;
+			}
+			runs = more;
+			r = &runs[nr++];
+			memset(r, 0, sizeof(*r));
+			snprintf(r->name, sizeof(r->name), "%.50s#%d", h.label, nr);
+			snprintf(r->command, sizeof(r->command), "replay %s", replay_file);
+			r->checker = cur;
+		}
+		if (ret < 0) {
+			checker_note_malformed(cur, err);
+			fsaio_err("%s: %s", replay_file, err);
+			break;
+		}
+		checker_feed(cur, &rec);
+		if (rec.type == FSAIO_EV_TRACE_END) {
+			checker_finish(cur);
+			cur = NULL;
+		}
+	}
+	fclose(f);
+	if (cur)
+		checker_finish(cur);	/* truncated: no TRACE_END, trace_integrity says so */
+
+	report_ktap_header(stdout, nr);
+	printf("# replay of %s: recorded on %s\n", replay_file, h.release);
+	for (i = 0; i < nr; i++) {
+		struct run_result *r = &runs[i];
+
+		invariant_set(&r->run_checks[RUN_CHECK_EXIT], "workload_exit", VERDICT_SKIP, 0,
+			  "not recorded in the event log");
+		invariant_set(&r->run_checks[RUN_CHECK_AGREEMENT], "workload_agreement",
+			  VERDICT_SKIP, 0, "not recorded in the event log");
+		report_ktap_run(stdout, i + 1, r);
+		if (verbose)
+			report_text_stats(stdout, checker_stats(r->checker));
+		all = verdict_worse(all, run_verdict(r));
+	}
+	if (!nr) {
+		fsaio_err("%s holds no records", replay_file);
+		all = VERDICT_ERROR;
+	}
+	if (oom)
+		all = VERDICT_ERROR;
+	if (output_opts.json && report_json_write(output_opts.json, "replay", h.release, h.features,
+					   runs, nr, err, sizeof(err))) {
+		fsaio_err("%s", err);
+		all = VERDICT_ERROR;
+	}
+	for (i = 0; i < nr; i++)
+		checker_free(runs[i].checker);
+	free(runs);
+	return verdict_exit_code(all);
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Stable names of the record enums (bpf/fsaio.h), for reports and JSON. */
+#ifndef FSAIO_CORE_NAMES_H
+#define FSAIO_CORE_NAMES_H
+
+#include "bpf/fsaio.h"
+
+const char *engine_name(enum fsaio_engine e);		/* "libaio", "io_uring" */
+const char *wait_site_name(enum fsaio_wait_site s);	/* "folio_bit", ... */
+const char *context_name(enum fsaio_context x);		/* "submit_libaio", ... */
+const char *event_type_name(enum fsaio_event_type t);	/* "submit", ... */
+
+#endif

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Verdicts of checks, runs and whole invocations. */
+#include <stdarg.h>
+#include <stdio.h>
+#include "core/checker.h"
+#include "core/verdict.h"
+#include "exit_status.h"
+
+void invariant_set(struct invariant_result *ir, const char *name,
+		   enum verdict v, uint64_t observations, const char *fmt, ...)
+{
+	va_list ap;
+
+	ir->name = name;
+	ir->verdict = v;
+	ir->observations = observations;
+	va_start(ap, fmt);
+	vsnprintf(ir->detail, sizeof(ir->detail), fmt, ap);
+	va_end(ap);
+}
+
+const char *verdict_name(enum verdict v)
+{
+	static const char *const n[] = { "pass", "fail", "xfail", "skip", "error" };
+
+	return (unsigned)v < sizeof(n) / sizeof(n[0]) ? n[v] : "?";
+}
+
+/* ERROR > FAIL > XFAIL > PASS > SKIP. */
+static int severity(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_ERROR:	return 4;
+	case VERDICT_FAIL:	return 3;
+	case VERDICT_XFAIL:	return 2;
+	case VERDICT_PASS:	return 1;
+	default:		return 0;
+	}
+}
+
+enum verdict verdict_worse(enum verdict a, enum verdict b)
+{
+	return severity(b) > severity(a) ? b : a;
+}
+
+enum verdict run_verdict(const struct run_result *r)
+{
+	enum verdict v = VERDICT_SKIP;
+	int i;
+
+	for (i = 0; i < INV__COUNT; i++)
+		v = verdict_worse(v, checker_result(r->checker, i)->verdict);
+	for (i = 0; i < RUN_CHECK__COUNT; i++)
+		v = verdict_worse(v, r->run_checks[i].verdict);
+	return v;
+}
+
+int verdict_exit_code(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_PASS:
+	case VERDICT_XFAIL:
+		return EXIT_PASS;
+	case VERDICT_SKIP:
+		return EXIT_SKIP;
+	case VERDICT_ERROR:
+		return EXIT_ERROR;
+	default:
+		return EXIT_FAIL;
+	}
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Verdicts: of one check, of one traced run (its checks and the checker's
+ * invariants), and of many runs as an exit status.  The one home of the
+ * verdict logic; the reports only print what is decided here.
+ */
+#ifndef FSAIO_CORE_VERDICT_H
+#define FSAIO_CORE_VERDICT_H
+
+#include <stdint.h>
+
+enum verdict {
+	VERDICT_PASS,
+	VERDICT_FAIL,
+	VERDICT_XFAIL,	/* known kernel limitation, measured (stock libaio blocking) */
+	VERDICT_SKIP,	/* not observable here, or nothing to check */
+	VERDICT_ERROR,	/* the trace itself cannot be trusted (lost records, malformed) */
+};
+
+/* One named check: an invariant of the checker or a check of the run. */
+struct invariant_result {
+	const char *name;	/* stable: "trace_integrity", "exactly_once", ... */
+	enum verdict verdict;
+	uint64_t observations;	/* how many things were checked */
+	char detail[512];	/* one line: counts, or the offending request id
+				 * and its event sequence on failure */
+};
+
+void invariant_set(struct invariant_result *ir, const char *name,
+		   enum verdict v, uint64_t observations, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* Checks that are about the workload rather than the trace. */
+enum run_check_id {
+	RUN_CHECK_EXIT,		/* "workload_exit": the workload's own verdict (data verified) */
+	RUN_CHECK_AGREEMENT,	/* "workload_agreement": its counts == traced counts */
+	RUN_CHECK__COUNT,
+};
+
+struct checker;
+
+/* One traced run: a named workload or a command. */
+struct run_result {
+	char name[64];
+	char command[1024];
+	struct checker *checker;	/* finished; owned */
+	struct invariant_result run_checks[RUN_CHECK__COUNT];
+	int exit_status;		/* of the workload, -1 if it did not exit */
+	double wall_seconds;
+	char summary_line[512];	/* workload's "fsaio-workload:" line or fio totals */
+};
+
+const char *verdict_name(enum verdict v);	/* "pass", "fail", ... */
+
+/* Worst of two verdicts for an aggregate: ERROR > FAIL > XFAIL > PASS >
+ * SKIP (SKIP only if all skipped; an XFAIL run aggregates to XFAIL, whose
+ * exit status is still a pass). */
+enum verdict verdict_worse(enum verdict a, enum verdict b);
+
+/* FAIL and ERROR print as "not ok" in KTAP. */
+static inline int verdict_is_ok(enum verdict v)
+{
+	return v != VERDICT_FAIL && v != VERDICT_ERROR;
+}
+
+/* Verdict of a whole run: the worst of its checks and invariants. */
+enum verdict run_verdict(const struct run_result *r);
+
+/* The exit status (harness/exit_status.h) of an aggregate verdict. */
+int verdict_exit_code(enum verdict v);
+
+#endif

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+/* KTAP: one subtest per run, one line per check (kselftest, kunit.py parse). */
+#include "report/report.h"
+
+static void ktap_line(FILE *f, const char *indent, int n,
+		      const struct invariant_result *ir)
+{
+	const char *ok = "ok";
+	const char *directive = "";
+
+	switch (ir->verdict) {
+	case VERDICT_PASS:
+		break;
+	case VERDICT_XFAIL:
+		directive = " # XFAIL";
+		break;
+	case VERDICT_SKIP:
+		directive = " # SKIP";
+		break;
+	case VERDICT_FAIL:
+	case VERDICT_ERROR:
+		ok = "not ok";
+		break;
+	}
+	/* Diagnostics first, so a parser sees them attached to the line. */
+	if (ir->verdict == VERDICT_FAIL || ir->verdict == VERDICT_ERROR)
+		fprintf(f, "%s# %s: %s%s\n", indent, ir->name,
+			ir->verdict == VERDICT_ERROR ? "ERROR: " : "", ir->detail);
+	else if (ir->verdict == VERDICT_PASS && ir->detail[0])
+		fprintf(f, "%s# %s: %s\n", indent, ir->name, ir->detail);
+	fprintf(f, "%s%s %d %s%s%s%s\n", indent, ok, n, ir->name, directive,
+		directive[0] && ir->detail[0] ? " " : "",
+		directive[0] ? ir->detail : "");
+}
+
+void report_ktap_header(FILE *f, int nr_runs)
+{
+	fprintf(f, "KTAP version 1\n1..%d\n", nr_runs);
+}
+
+void report_ktap_run(FILE *f, int index, const struct run_result *r)
+{
+	enum verdict v = run_verdict(r);
+	int n = 0, i;
+
+	fprintf(f, "    KTAP version 1\n    # Subtest: %s\n", r->name);
+	fprintf(f, "    # command: %s\n", r->command);
+	fprintf(f, "    1..%d\n", INV__COUNT + RUN_CHECK__COUNT);
+	for (i = 0; i < RUN_CHECK__COUNT; i++)
+		ktap_line(f, "    ", ++n, &r->run_checks[i]);
+	for (i = 0; i < INV__COUNT; i++)
+		ktap_line(f, "    ", ++n, checker_result(r->checker, i));
+	fprintf(f, "%s %d %s%s\n", !verdict_is_ok(v) ? "not ok" : "ok",
+		index, r->name, v == VERDICT_SKIP ? " # SKIP" : "");
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reports over finished runs (core/verdict.h: struct run_result): KTAP
+ * lines (ktap.c), human text tables (text.c) and the --json summary
+ * (json.c).  They print what the core decided; no verdict is made here.
+ */
+#ifndef FSAIO_REPORT_H
+#define FSAIO_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "core/checker.h"
+
+/* KTAP: "KTAP version 1" + plan, then one subtest per run. */
+void report_ktap_header(FILE *f, int nr_runs);
+void report_ktap_run(FILE *f, int index, const struct run_result *r);
+
+/* Human tables: engine counts and the wait-site x context table with
+ * log2 latency histograms. */
+void report_text_stats(FILE *f, const struct checker_stats *s);
+
+/* The --json summary (schema in README "JSON summary").  mode is "check",
+ * "trace" or "replay".  Returns 0 or -errno with a reason in err. */
+int report_json_write(const char *path, const char *mode, const char *release,
+		      uint32_t features, struct run_result *runs, int nr_runs,
+		      char *err, size_t errlen);
+
+#endif

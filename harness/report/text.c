@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Human tables: engine counts, wait sites by context, log2 histograms. */
+#include <inttypes.h>
+#include "common.h"
+#include "report/report.h"
+
+static void hist_text(FILE *f, const struct wait_cell *c)
+{
+	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	uint64_t peak = 0;
+	int i, lo = HIST_BUCKETS, hi = -1;
+
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		if (!c->hist[i])
+			continue;
+		lo = i < lo ? i : lo;
+		hi = i;
+		peak = c->hist[i] > peak ? c->hist[i] : peak;
+	}
+	for (i = lo; i <= hi; i++) {
+		int bar = (int)(c->hist[i] * 30 / peak);
+		uint64_t from = 1ull << i;
+		int u = 0;
+
+		while (from >= 1000 && u < 3) {
+			from /= 1000;
+			u++;
+		}
+		fprintf(f, "        %6" PRIu64 "%-2s+ %8" PRIu64 " |%-30.*s|\n",
+			from, unit[u], c->hist[i], bar,
+			"******************************");
+	}
+}
+
+void report_text_stats(FILE *f, const struct checker_stats *s)
+{
+	int e, site, ctx;
+
+	fprintf(f, "%-9s %9s %9s %9s %11s %8s %8s %8s %6s\n", "engine",
+		"submitted", "completed", "blocked", "blocked_ms", "retries",
+		"wakes", "resumes", "punts");
+	for (e = FSAIO_ENGINE_LIBAIO; e < FSAIO_ENGINE__COUNT; e++) {
+		const struct engine_stats *es = &s->engine[e];
+
+		fprintf(f, "%-9s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %11.1f %8"
+			PRIu64 " %8" PRIu64 " %8" PRIu64 " %6" PRIu64 "\n",
+			engine_name(e), es->submitted, es->completed,
+			es->blocked_in_submit, es->blocked_ns / 1e6, es->retries,
+			es->wakes, es->resumes, es->punts);
+	}
+	fprintf(f, "\n%-18s %-16s %8s %10s %10s\n", "wait site", "context",
+		"sleeps", "total_ms", "max_ms");
+	for (site = 0; site < FSAIO_SITE__COUNT; site++) {
+		for (ctx = 0; ctx < FSAIO_CTX__COUNT; ctx++) {
+			const struct wait_cell *c = &s->waits[site][ctx];
+
+			if (!c->count)
+				continue;
+			fprintf(f, "%-18s %-16s %8" PRIu64 " %10.2f %10.2f\n",
+				wait_site_name(site), context_name(ctx), c->count,
+				c->total_ns / 1e6, c->max_ns / 1e6);
+			if (verbose || site != FSAIO_SITE_OTHER)
+				hist_text(f, c);
+		}
+	}
+	fprintf(f, "\nrecords %" PRIu64 ", lost %" PRIu64 ", malformed %" PRIu64 "\n",
+		s->records, s->lost, s->malformed);
+}
