@@ -361,8 +361,7 @@ static long submit_one(__u32 i, void *data)
 	r->user_data = cb.aio_data;
 	r->arg0 = (__u64)cb.aio_offset;
 	r->arg1 = cb.aio_nbytes;
-	r->arg2 = (__u64)cb.aio_lio_opcode | (__u64)(cb.aio_fildes & 0xffff) << 16 |
-		  (__u64)i << 32;
+	r->arg2 = fsaio_submit_arg2(cb.aio_lio_opcode, cb.aio_fildes, i);
 	r->res = l->batch;
 	r->ring = l->ring;
 	rec_submit(r);
@@ -1275,7 +1274,8 @@ int fsaio_tp_resume(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	r->arg0 = r->pid;
 	r->arg1 = (__u8)ctx->args[4] ? 1 : 0;
-	r->arg2 = ((__u8)ctx->args[5] ? 1 : 0) | (ctx->args[2] ? 0 : 2);
+	r->arg2 = ((__u8)ctx->args[5] ? FSAIO_RESUME_PUNT : 0) |
+		  (ctx->args[2] ? 0 : FSAIO_RESUME_MM_GONE);
 	rec_submit(r);
 	return 0;
 }

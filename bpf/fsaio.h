@@ -50,7 +50,8 @@ enum fsaio_event_type {
 	/* wake callback fired for an armed request */
 	FSAIO_EV_WAKE = 4,
 	/* a worker resumed the request.  arg0 = worker pid,
-	 * arg1 = 1 if it runs with the submitter's mm, 0 if not */
+	 * arg1 = 1 if it runs with the submitter's mm, 0 if not,
+	 * arg2 = FSAIO_RESUME_* flags (patched kernel) */
 	FSAIO_EV_RESUME = 5,
 	/* request fell back to a blocking worker (io-wq punt, aio punt) */
 	FSAIO_EV_PUNT = 6,
@@ -135,5 +136,53 @@ struct fsaio_record {
 	__u64 stack[FSAIO_STACK_DEPTH];
 	char comm[FSAIO_COMM_LEN];
 };
+
+/*
+ * Typed views of the fields that some record types overload.  The BPF
+ * programs write them and the checker reads them only through these, so
+ * a packing is defined once.
+ */
+#ifndef FSAIO_INLINE
+#define FSAIO_INLINE static inline __attribute__((always_inline))
+#endif
+
+/* SUBMIT (libaio): arg2 = opcode | fd << 16 | index_in_batch << 32 */
+FSAIO_INLINE __u64 fsaio_submit_arg2(__u32 opcode, __u32 fd, __u32 index)
+{
+	return (__u64)(opcode & 0xffff) | (__u64)(fd & 0xffff) << 16 | (__u64)index << 32;
+}
+FSAIO_INLINE __u16 fsaio_submit_opcode(const struct fsaio_record *r)
+{
+	return r->arg2 & 0xffff;
+}
+FSAIO_INLINE __u16 fsaio_submit_fd(const struct fsaio_record *r)
+{
+	return (r->arg2 >> 16) & 0xffff;
+}
+FSAIO_INLINE __u32 fsaio_submit_index(const struct fsaio_record *r)
+{
+	return r->arg2 >> 32;
+}
+/* SUBMIT (libaio): res = batch id; SUBMIT_DONE (libaio): arg2 = batch id */
+FSAIO_INLINE __s32 fsaio_submit_batch(const struct fsaio_record *r)
+{
+	return r->res;
+}
+FSAIO_INLINE __s32 fsaio_submit_done_batch(const struct fsaio_record *r)
+{
+	return (__s32)r->arg2;
+}
+
+/* RESUME: arg1 = 1 with the submitter's mm; arg2 = FSAIO_RESUME_* flags */
+#define FSAIO_RESUME_PUNT	0x1	/* the worker picks up a punted request */
+#define FSAIO_RESUME_MM_GONE	0x2	/* the submitter's mm was already gone */
+FSAIO_INLINE int fsaio_resume_same_mm(const struct fsaio_record *r)
+{
+	return r->arg1 == 1;
+}
+FSAIO_INLINE __u64 fsaio_resume_flags(const struct fsaio_record *r)
+{
+	return r->arg2;
+}
 
 #endif /* FSAIO_H */

@@ -4,7 +4,8 @@
  * decoded fsaio records.  Pure core, no libbpf: live tracing, replay, unit
  * tests and fuzzers all drive this same code.
  *
- * Decisions (design.md section 6, adapted; the reports rely on them):
+ * Decisions (the invariants of README "How results are reported", made
+ * exact; the reports rely on them):
  *
  * Identity.  A lifecycle is keyed by (engine, tgid, req).  The hash is over
  * req only, so events that run outside the submitter (libaio kernel
@@ -20,9 +21,9 @@
  * lifecycle (pointers are recycled); a SUBMIT of a key still in flight is
  * an exactly_once violation (the previous lifecycle never completed).
  *
- * libaio batches.  SUBMITs carry the batch id in res and the index in
- * arg2 >> 32; the SUBMIT_DONE of that thread with arg2 == batch id says how
- * many were accepted.  Entries at index >= accepted are dropped (not
+ * libaio batches.  SUBMITs carry a batch id and their index in it
+ * (fsaio_submit_batch/_index in bpf/fsaio.h); the SUBMIT_DONE of that
+ * thread with that batch id says how many were accepted.  Entries at index >= accepted are dropped (not
  * counted as submitted, never expected to complete).  A new batch from the
  * same thread before the SUBMIT_DONE of the previous one means that
  * SUBMIT_DONE was not traced; the previous batch is then taken as accepted.
@@ -61,7 +62,8 @@
  * lifecycle SKIPs without cfg.see_retry (cfg.skip_retry_reason);
  * resume_context SKIPs only when there were no RESUMEs and !see_retry.
  * A RESUME without the submitter's mm passes only when the mm is gone
- * (arg2 bit 1) and the submitter's process exited after the SUBMIT (its
+ * (FSAIO_RESUME_MM_GONE) and the submitter's process exited after the
+ * SUBMIT (its
  * PROC_EXIT may come after the RESUME: exit_mm() precedes the tracepoint).
  * libaio blocking in io_submit is XFAIL unless cfg.libaio_async_expected.
  *
@@ -505,13 +507,13 @@ static void batch_add(struct checker *c, struct lc *l, const struct fsaio_record
 	struct thr *th = thr_get(c, r->pid, true);
 
 	l->flags |= LC_PENDING;
-	l->batch = r->res;
-	l->index = (uint32_t)(r->arg2 >> 32);
+	l->batch = fsaio_submit_batch(r);
+	l->index = fsaio_submit_index(r);
 	if (!th)
 		return;		/* out of memory: the entry just stays accepted */
-	if (th->n && th->batch != r->res)
+	if (th->n && th->batch != fsaio_submit_batch(r))
 		batch_close(c, th);
-	th->batch = r->res;
+	th->batch = fsaio_submit_batch(r);
 	if (th->n == th->cap) {
 		uint32_t cap = th->cap ? th->cap * 2 : 64;
 		uint32_t *n = realloc(th->lcs, cap * sizeof(*n));
@@ -530,7 +532,7 @@ static void batch_done(struct checker *c, const struct fsaio_record *r)
 	int64_t accepted = r->res < 0 ? 0 : r->res;
 	uint32_t i;
 
-	if (!th || !th->n || th->batch != (int32_t)r->arg2)
+	if (!th || !th->n || th->batch != fsaio_submit_done_batch(r))
 		return;
 	for (i = 0; i < th->n; i++) {
 		struct lc *l = batch_entry(c, th, i);
@@ -823,7 +825,7 @@ static struct lc *retry_target(struct checker *c, const struct fsaio_record *r,
 		return NULL;
 	}
 	*seen = l;
-	lc_push(l, r->type, r->type == FSAIO_EV_RESUME ? (int32_t)r->arg1 : r->res);
+	lc_push(l, r->type, r->type == FSAIO_EV_RESUME ? fsaio_resume_same_mm(r) : r->res);
 	if (l->flags & (LC_DONE | LC_KCOMPLETE)) {
 		fail_note(&c->retry, l, "%s after completion", event_type_name(r->type));
 		return NULL;
@@ -872,11 +874,11 @@ static void on_resume(struct checker *c, const struct fsaio_record *r)
 
 	retry_stats(c, seen, r)->resumes++;
 	/* resume_context is judged per event, attributed or not.  A worker
-	 * that finds the submitter's address space gone (RESUME arg2 bit 1:
+	 * that finds the submitter's address space gone (FSAIO_RESUME_MM_GONE:
 	 * mm NULL) must not touch user memory at all: that is the right
 	 * resumption if the submitter exited after the SUBMIT, which only
 	 * the end can tell (finish_resume). */
-	if (r->arg1 != 1 && (r->arg2 & 2) && seen) {
+	if (!fsaio_resume_same_mm(r) && (fsaio_resume_flags(r) & FSAIO_RESUME_MM_GONE) && seen) {
 		if (c->nr_mm_gone == c->cap_mm_gone) {
 			size_t cap = c->cap_mm_gone ? 2 * c->cap_mm_gone : 64;
 			struct mm_gone *n = realloc(c->mm_gone, cap * sizeof(*n));
@@ -889,7 +891,7 @@ static void on_resume(struct checker *c, const struct fsaio_record *r)
 			c->cap_mm_gone = cap;
 		}
 		c->mm_gone[c->nr_mm_gone++] = (struct mm_gone){ seen->tgid, seen->born, r->req };
-	} else if (r->arg1 != 1) {
+	} else if (!fsaio_resume_same_mm(r)) {
 		struct fail *f = &c->resume;
 
 		if (seen)

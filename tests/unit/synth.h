@@ -69,7 +69,7 @@ static inline void aio_submit_in(struct checker *c, uint32_t tgid, uint64_t ring
 
 	r.user_data = iocb ^ 0xda7a;
 	r.arg1 = 4096;
-	r.arg2 = (uint64_t)idx << 32;
+	r.arg2 = fsaio_submit_arg2(0 /* IOCB_CMD_PREAD */, 3, idx);
 	r.res = batch;
 	r.ring = ring;
 	synth_feed(c, &r);
@@ -101,7 +101,7 @@ static inline void aio_submit_done(struct checker *c, uint32_t tgid, int32_t bat
 	r.res = ret;
 	r.arg0 = nr;
 	r.arg1 = 1000;
-	r.arg2 = (uint32_t)batch;
+	r.arg2 = (uint32_t)batch;	/* fsaio_submit_done_batch() */
 	synth_feed(c, &r);
 }
 
