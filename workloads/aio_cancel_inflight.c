@@ -122,7 +122,7 @@ int main(int argc, char **argv)
 	c.f.size = o.size_set ? o.size : (uint64_t)(n + m) * STRIDE;
 	if (n < 2 || c.f.size < (uint64_t)(n + m) * STRIDE) {
 		fprintf(stderr, "need -n >= 2 and -s >= (COUNT+COUNT/4)*64k\n");
-		return WL_USAGE;
+		return EXIT_USAGE;
 	}
 	/* requests 0..n-1 go to context a, n..n+m-1 to context b */
 	wl_strided_reads(&c, n + m, STRIDE, RSIZE);

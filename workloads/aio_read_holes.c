@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 	c.f.size = o.size_set ? o.size : 2u << 20;
 	if (c.f.size < 2u << 20) {
 		fprintf(stderr, "-s must be >= 2m\n");
-		return WL_USAGE;
+		return EXIT_USAGE;
 	}
 	wl_reads_init(&c, NFIXED + o.count, SLOT);
 	for (unsigned i = 0; i < c.n; i++) {

@@ -18,7 +18,10 @@
  *    in mixed cases, sync) whose every byte matched; abandoned (only when
  *    not 0): requests left unreaped on purpose to io_destroy or to the exit
  *    of the process that submitted them.
- *  - Exit: 0 pass, 1 mismatch/unexpected result, 2 usage, 4 skip.
+ *  - Exit status (harness/exit_status.h, one table for all of fsaio):
+ *    EXIT_PASS 0, EXIT_FAIL 1 (mismatch, unexpected result, or an error
+ *    that stopped the case: wl_die), EXIT_SKIP 4 (wl_skip), EXIT_USAGE 64
+ *    (bad flag or value, -d not a directory).
  */
 #ifndef FSAIO_WORKLOADS_COMMON_H
 #define FSAIO_WORKLOADS_COMMON_H
@@ -39,10 +42,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define WL_PASS		0
-#define WL_FAIL		1
-#define WL_USAGE	2
-#define WL_SKIP		4
+#include "exit_status.h"	/* harness/: EXIT_PASS, EXIT_FAIL, EXIT_SKIP, EXIT_USAGE */
 
 #define WL_PAGE		4096u
 #define WL_MAX_COUNT	4096u	/* one io_setup / one ring holds them all */
@@ -81,7 +81,7 @@ static inline int wl_parse_size(const char *s, uint64_t *out)
 /*
  * Parse the common flags.  extra_opts/extra let a case add its own
  * single-letter flags (extra returns 0, or -1 for a usage error).
- * Exits with WL_USAGE (or 0 for -h) itself.
+ * Exits with EXIT_USAGE (or EXIT_PASS for -h) itself.
  */
 static inline void wl_getopt(int argc, char **argv, struct wl_opts *o,
 			     const char *help, const char *extra_opts,
@@ -111,7 +111,7 @@ static inline void wl_getopt(int argc, char **argv, struct wl_opts *o,
 		case 'h':
 			printf("usage: %s [-d DIR] [-n COUNT] [-s FILESIZE]%s\n%s",
 			       o->name, extra_opts ? " [case flags]" : "", help);
-			exit(WL_PASS);
+			exit(EXIT_PASS);
 		default:
 			if (extra && strchr(extra_opts ? extra_opts : "", c) &&
 			    extra(c, optarg) == 0)
@@ -125,12 +125,12 @@ static inline void wl_getopt(int argc, char **argv, struct wl_opts *o,
 		if (stat(o->dir, &sb) == 0 && S_ISDIR(sb.st_mode))
 			return;
 		fprintf(stderr, "%s: -d %s: not a directory\n", o->name, o->dir);
-		exit(WL_USAGE);
+		exit(EXIT_USAGE);
 	}
 usage:
 	fprintf(stderr, "usage: %s [-d DIR] [-n COUNT(1..%u)] [-s FILESIZE] (-h for help)\n",
 		o->name, WL_MAX_COUNT);
-	exit(WL_USAGE);
+	exit(EXIT_USAGE);
 }
 
 /* ---- result accounting and the final line ----------------------------- */
@@ -152,20 +152,20 @@ static inline int wl_finish(const struct wl_opts *o, const char *engine,
 	       " verified=%" PRIu64 "%s\n", o->name, engine, st->submitted,
 	       st->completed, st->errors, st->bytes, st->verified, ab);
 	fflush(stdout);
-	return ok ? WL_PASS : WL_FAIL;
+	return ok ? EXIT_PASS : EXIT_FAIL;
 }
 
-/* Print "# SKIP ..." and exit 4, kselftest style. */
+/* Print "# SKIP ..." and exit EXIT_SKIP (4), kselftest style. */
 static inline void __attribute__((noreturn)) wl_skip(const char *what, int err)
 {
 	printf("# SKIP %s: %s\n", what, strerror(err));
-	exit(WL_SKIP);
+	exit(EXIT_SKIP);
 }
 
 static inline void __attribute__((noreturn)) wl_die(const char *what, int err)
 {
 	fprintf(stderr, "error: %s: %s\n", what, strerror(err));
-	exit(WL_FAIL);
+	exit(EXIT_FAIL);
 }
 
 /* ---- deterministic content --------------------------------------------- */
@@ -731,7 +731,7 @@ static inline int wl_batch_case(const struct wl_opts *o, struct wl_reads *c)
 
 	if (stride < WL_PAGE) {
 		fprintf(stderr, "-s too small for %u distinct 4 KiB reads\n", o->count);
-		exit(WL_USAGE);
+		exit(EXIT_USAGE);
 	}
 	c->f.size = o->size_set ? o->size : (uint64_t)o->count * WL_BATCH_STRIDE;
 	wl_strided_reads(c, o->count, stride, WL_PAGE);
@@ -746,7 +746,7 @@ static inline int wl_unaligned_case(const struct wl_opts *o, struct wl_reads *c)
 	c->f.size = o->size_set ? o->size : WL_UNALIGNED_SIZE;
 	if (o->count < 3 || c->f.size < 16 * 1024) {
 		fprintf(stderr, "need -n >= 3 and -s >= 16k\n");
-		exit(WL_USAGE);
+		exit(EXIT_USAGE);
 	}
 	wl_reads_init(c, o->count, slot);
 	for (unsigned i = 0; i < c->n; i++) {
@@ -767,7 +767,7 @@ static inline int wl_iov_case(const struct wl_opts *o, struct wl_reads *c)
 	c->f.size = o->size_set ? o->size : 4u << 20;
 	if (o->count < 2 || c->f.size < 64 * 1024) {
 		fprintf(stderr, "need -n >= 2 and -s >= 64k\n");
-		exit(WL_USAGE);
+		exit(EXIT_USAGE);
 	}
 	wl_reads_init(c, o->count, WL_IOV_SLOT);
 	iov = calloc((size_t)c->n * WL_NIOV, sizeof(*iov));
