@@ -30,6 +30,11 @@ CORE_OBJS := $(patsubst harness/%.c,$(OUTPUT)/harness/%.o,$(CORE_SRCS))
 
 WORKLOAD_SRCS := $(wildcard workloads/*.c)
 WORKLOADS := $(patsubst workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRCS))
+# libwl: what the workloads share (workloads/lib/), built once, linked into
+# each.  Not under $(OUTPUT)/workloads: every executable there is a workload.
+WL_LIB_SRCS := $(wildcard workloads/lib/*.c)
+WL_LIB_OBJS := $(patsubst workloads/lib/%.c,$(OUTPUT)/lib/wl/%.o,$(WL_LIB_SRCS))
+WL_LIB := $(OUTPUT)/lib/libwl.a
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 
@@ -61,9 +66,17 @@ $(OUTPUT)/harness/tracer.o: $(OUTPUT)/fsaio.skel.h
 fsaio: $(HARNESS_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LIBS_HARNESS)
 
-$(OUTPUT)/workloads/%: workloads/%.c workloads/common.h | $(DEPS_STAMP)
+$(OUTPUT)/lib/wl/%.o: workloads/lib/%.c workloads/lib/wl.h harness/exit_status.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< -o $@ -laio -luring
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(WL_LIB): $(WL_LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(OUTPUT)/workloads/%: workloads/%.c workloads/lib/wl.h harness/exit_status.h $(WL_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(WL_LIB) -o $@ -laio -luring
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(CORE_OBJS) tests/unit/kselftest_harness.h
 	@mkdir -p $(@D)

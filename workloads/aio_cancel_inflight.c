@@ -17,7 +17,7 @@
  */
 #include <sys/syscall.h>
 
-#include "common.h"
+#include "lib/wl.h"
 
 #define RSIZE		(16u * 1024)
 #define STRIDE		(64u * 1024)

@@ -8,7 +8,7 @@
  *
  * A retried vectored read must resume in the middle of the right iovec.
  */
-#include "common.h"
+#include "lib/wl.h"
 
 static const char help[] =
 	"COUNT (32) cold IOCB_CMD_PREADV reads, 5 odd-sized iovecs each, verified.\n"

@@ -8,7 +8,7 @@
  * folio_wait_bit_common (aio_read is synchronous for buffered files); with
  * FSAIO it should return at once and complete each request via retry.
  */
-#include "common.h"
+#include "lib/wl.h"
 
 static const char help[] =
 	"One io_submit of COUNT (64) cold 4 KiB buffered reads, all verified.\n"

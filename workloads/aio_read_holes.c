@@ -10,7 +10,7 @@
  * Hole pages need no I/O (zero folios), data pages do: a retry path has to
  * cope with a request that is part cached-zero, part waiting on the disk.
  */
-#include "common.h"
+#include "lib/wl.h"
 
 #define SLOT	(96u * 1024)
 

@@ -10,7 +10,7 @@
  * A retry that resumes at the wrong position, or copies a whole page where
  * a partial one was asked for, shows up here.
  */
-#include "common.h"
+#include "lib/wl.h"
 
 static const char help[] =
 	"COUNT (32) unaligned cold buffered reads incl. two EOF cases, verified.\n";

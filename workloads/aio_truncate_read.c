@@ -19,7 +19,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "common.h"
+#include "lib/wl.h"
 
 #define RSIZE		(16u * 1024)
 #define STRIDE		(64u * 1024)

@@ -9,7 +9,7 @@
  * wait_page_queue (IOCB_WAITQ) and complete via task_work, or are punted to
  * io-wq when they cannot be armed.
  */
-#include "common.h"
+#include "lib/wl.h"
 
 static const char help[] =
 	"One io_uring_submit of COUNT (64) cold 4 KiB buffered reads, verified.\n"

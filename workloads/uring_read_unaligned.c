@@ -9,7 +9,7 @@
  * A read spanning several pages may be partially done when it arms the
  * page wait: the retry must continue from where it stopped.
  */
-#include "common.h"
+#include "lib/wl.h"
 
 static const char help[] =
 	"COUNT (32) unaligned cold io_uring reads incl. two EOF cases, verified.\n";

@@ -9,7 +9,7 @@
  * or an io-wq punt must resume from that copy, advanced past what was
  * already read.
  */
-#include "common.h"
+#include "lib/wl.h"
 
 static const char help[] =
 	"COUNT (32) cold IORING_OP_READV reads, 5 odd-sized iovecs each, verified.\n"
