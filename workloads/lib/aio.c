@@ -34,6 +34,17 @@ unsigned wl_aio_submit_all(io_context_t ctx, struct iocb **iocbs, unsigned n)
 	return done;
 }
 
+unsigned wl_aio_submit(io_context_t ctx, struct iocb **iocbs, unsigned n,
+		       struct wl_stats *st)
+{
+	unsigned done = wl_aio_submit_all(ctx, iocbs, n);
+
+	st->submitted += done;
+	if (done < n)
+		st->errors++;
+	return done;
+}
+
 unsigned wl_aio_submit_iocbs(io_context_t ctx, struct iocb *cbs, unsigned n,
 			     struct wl_stats *st)
 {
@@ -44,11 +55,8 @@ unsigned wl_aio_submit_iocbs(io_context_t ctx, struct iocb *cbs, unsigned n,
 		wl_die("calloc", ENOMEM);
 	for (unsigned i = 0; i < n; i++)
 		ptrs[i] = &cbs[i];
-	done = wl_aio_submit_all(ctx, ptrs, n);
+	done = wl_aio_submit(ctx, ptrs, n, st);
 	free(ptrs);
-	st->submitted += done;
-	if (done < n)
-		st->errors++;
 	return done;
 }
 

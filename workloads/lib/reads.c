@@ -146,3 +146,22 @@ int wl_iov_case(const struct wl_opts *o, struct wl_reads *c)
 	}
 	return wl_reads_file(o, c);
 }
+
+int wl_reads_main(int argc, char **argv, struct wl_opts *o, struct wl_reads *c,
+		  const char *help, wl_case_fn make, enum wl_engine engine)
+{
+	struct wl_stats st = { 0 };
+	struct io_uring ring;
+	int fd;
+
+	wl_getopt(argc, argv, o, help, NULL, NULL);
+	if (engine == WL_IO_URING)
+		wl_uring_setup(o->count, &ring);	/* skip before creating files */
+	fd = make(o, c);
+	if (engine == WL_IO_URING)
+		wl_uring_reads(c, &ring, fd, &st);
+	else
+		wl_aio_reads(c, fd, &st);
+	close(fd);
+	return wl_finish(o, engine == WL_IO_URING ? "io_uring" : "libaio", &st);
+}

@@ -12,7 +12,7 @@
  *             read case
  *   uring.c   io_uring: the same
  *   reads.c   the read cases the libaio/io_uring twins share (wl_reads_*,
- *             wl_batch_case...)
+ *             wl_batch_case...) and wl_reads_main, a twin's whole main
  *
  * Conventions every workload follows:
  *  - CLI: <prog> [-d DIR] [-n COUNT] [-s FILESIZE] [-h], plus case flags;
@@ -224,6 +224,18 @@ int wl_batch_case(const struct wl_opts *o, struct wl_reads *c);
 int wl_unaligned_case(const struct wl_opts *o, struct wl_reads *c);
 int wl_iov_case(const struct wl_opts *o, struct wl_reads *c);
 
+enum wl_engine { WL_LIBAIO, WL_IO_URING };
+
+/*
+ * The whole main of a read case: the common flags (o: name and default
+ * COUNT), make(o, c) (c: the seed; builds the table, creates the file and
+ * returns the cold fd), all reads in one submit on engine, reap, verify,
+ * the final line; returns the exit status.  An io_uring ring is set up
+ * before the file is created, so that a skip leaves nothing behind.
+ */
+int wl_reads_main(int argc, char **argv, struct wl_opts *o, struct wl_reads *c,
+		  const char *help, wl_case_fn make, enum wl_engine engine);
+
 /* ---- libaio (aio.c) ----------------------------------------------------- */
 
 /* io_setup; skips on ENOSYS/EPERM, dies on other errors. */
@@ -235,6 +247,9 @@ unsigned wl_aio_submit_all(io_context_t ctx, struct iocb **iocbs, unsigned n);
 
 /* Submit n iocbs (one io_submit, continued if partial) and count them;
  * fewer accepted than n is an error.  Returns how many were accepted. */
+unsigned wl_aio_submit(io_context_t ctx, struct iocb **iocbs, unsigned n,
+		       struct wl_stats *st);
+/* The same for an array of n iocbs. */
 unsigned wl_aio_submit_iocbs(io_context_t ctx, struct iocb *cbs, unsigned n,
 			     struct wl_stats *st);
 
