@@ -37,6 +37,11 @@ CORE_FORBIDDEN := /bpf/(libbpf|bpf|btf)\.h|json-c/|harness/(live|run|report|resu
 
 WORKLOAD_SRCS := $(wildcard workloads/*.c)
 WORKLOADS := $(patsubst workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRCS))
+# libwl: what the workloads share (workloads/lib/), built once, linked into
+# each.  Not under $(OUTPUT)/workloads: every executable there is a workload.
+WL_LIB_SRCS := $(wildcard workloads/lib/*.c)
+WL_LIB_OBJS := $(patsubst workloads/lib/%.c,$(OUTPUT)/lib/wl/%.o,$(WL_LIB_SRCS))
+WL_LIB := $(OUTPUT)/lib/libwl.a
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 
@@ -81,9 +86,17 @@ $(CORE_LIB): $(CORE_OBJS)
 fsaio: $(filter-out $(CORE_OBJS),$(HARNESS_OBJS)) $(CORE_LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LIBS_HARNESS)
 
-$(OUTPUT)/workloads/%: workloads/%.c workloads/common.h | $(DEPS_STAMP)
+$(OUTPUT)/lib/wl/%.o: workloads/lib/%.c workloads/lib/wl.h harness/exit_status.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< -o $@ -laio -luring
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(WL_LIB): $(WL_LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(OUTPUT)/workloads/%: workloads/%.c workloads/lib/wl.h harness/exit_status.h $(WL_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(WL_LIB) -o $@ -laio -luring
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(CORE_LIB) tests/unit/kselftest_harness.h tests/unit/synth.h
 	@mkdir -p $(@D)

@@ -17,7 +17,7 @@
  */
 #include <sys/syscall.h>
 
-#include "common.h"
+#include "lib/wl.h"
 
 #define RSIZE		(16u * 1024)
 #define STRIDE		(64u * 1024)
@@ -122,7 +122,7 @@ int main(int argc, char **argv)
 	c.f.size = o.size_set ? o.size : (uint64_t)(n + m) * STRIDE;
 	if (n < 2 || c.f.size < (uint64_t)(n + m) * STRIDE) {
 		fprintf(stderr, "need -n >= 2 and -s >= (COUNT+COUNT/4)*64k\n");
-		return WL_USAGE;
+		return EXIT_USAGE;
 	}
 	/* requests 0..n-1 go to context a, n..n+m-1 to context b */
 	wl_strided_reads(&c, n + m, STRIDE, RSIZE);
@@ -179,10 +179,7 @@ int main(int argc, char **argv)
 		cancelled[i] = 0;
 		ptrs[k++] = &cbs[i];
 	}
-	k = wl_aio_submit_all(again, ptrs, left);
-	st.submitted += k;
-	if (k < left)
-		st.errors++;
+	k = wl_aio_submit(again, ptrs, left, &st);
 	wl_aio_reap_n(again, &st, &c.reap, k);
 	wl_aio_expect_idle(again, &st, &c.reap);
 	io_destroy(again);

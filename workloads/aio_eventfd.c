@@ -13,7 +13,7 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 
-#include "common.h"
+#include "lib/wl.h"
 
 static const char help[] =
 	"COUNT (64) cold 4 KiB reads signalled through an eventfd, verified.\n"

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "common.h"
+#include "lib/wl.h"
 
 #define RSIZE		(16u * 1024)
 #define STRIDE		(64u * 1024)
@@ -49,11 +49,11 @@ static void __attribute__((noreturn)) child(const struct wl_reads *c, int fd,
 		accepted = wl_aio_submit_all(ctx, ptrs, c->n);
 	}
 	if (write(out, &accepted, sizeof(accepted)) != sizeof(accepted))
-		_exit(3);
+		_exit(EXIT_ERROR);
 	if (wait_for_kill)
 		for (;;)
 			pause();
-	_exit(0);		/* no io_getevents, no io_destroy, no atexit */
+	_exit(EXIT_PASS);	/* no io_getevents, no io_destroy, no atexit */
 }
 
 /* Wait up to WL_TIMEOUT_S for pid; returns its status or -1. */
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 	c.f.size = o.size_set ? o.size : (uint64_t)o.count * STRIDE;
 	if (c.f.size < (uint64_t)o.count * STRIDE) {
 		fprintf(stderr, "-s must be >= COUNT*64k\n");
-		return WL_USAGE;
+		return EXIT_USAGE;
 	}
 	wl_aio_setup(o.count, &probe);	/* skip here, not in a child */
 	io_destroy(probe);

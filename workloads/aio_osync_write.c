@@ -16,7 +16,7 @@
  */
 #include <sys/syscall.h>
 
-#include "common.h"
+#include "lib/wl.h"
 
 #define WSIZE		4096u
 #define STRIDE		(64u * 1024)

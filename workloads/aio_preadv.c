@@ -8,7 +8,7 @@
  *
  * A retried vectored read must resume in the middle of the right iovec.
  */
-#include "common.h"
+#include "lib/wl.h"
 
 static const char help[] =
 	"COUNT (32) cold IOCB_CMD_PREADV reads, 5 odd-sized iovecs each, verified.\n"
@@ -18,12 +18,6 @@ int main(int argc, char **argv)
 {
 	struct wl_opts o = { .name = "aio_preadv", .count = 32 };
 	struct wl_reads c = { .f.seed = 0x1f0 };
-	struct wl_stats st = { 0 };
-	int fd;
 
-	wl_getopt(argc, argv, &o, help, NULL, NULL);
-	fd = wl_iov_case(&o, &c);
-	wl_aio_reads(&c, fd, &st);
-	close(fd);
-	return wl_finish(&o, "libaio", &st);
+	return wl_reads_main(argc, argv, &o, &c, help, wl_iov_case, WL_LIBAIO);
 }

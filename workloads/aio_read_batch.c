@@ -8,7 +8,7 @@
  * folio_wait_bit_common (aio_read is synchronous for buffered files); with
  * FSAIO it should return at once and complete each request via retry.
  */
-#include "common.h"
+#include "lib/wl.h"
 
 static const char help[] =
 	"One io_submit of COUNT (64) cold 4 KiB buffered reads, all verified.\n"
@@ -18,12 +18,6 @@ int main(int argc, char **argv)
 {
 	struct wl_opts o = { .name = "aio_read_batch", .count = 64 };
 	struct wl_reads c = { .f.seed = 0xba7c4 };
-	struct wl_stats st = { 0 };
-	int fd;
 
-	wl_getopt(argc, argv, &o, help, NULL, NULL);
-	fd = wl_batch_case(&o, &c);
-	wl_aio_reads(&c, fd, &st);
-	close(fd);
-	return wl_finish(&o, "libaio", &st);
+	return wl_reads_main(argc, argv, &o, &c, help, wl_batch_case, WL_LIBAIO);
 }

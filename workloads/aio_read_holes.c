@@ -10,7 +10,7 @@
  * Hole pages need no I/O (zero folios), data pages do: a retry path has to
  * cope with a request that is part cached-zero, part waiting on the disk.
  */
-#include "common.h"
+#include "lib/wl.h"
 
 #define SLOT	(96u * 1024)
 
@@ -61,27 +61,30 @@ static void note_holes(int fd)
 		       (long long)first);
 }
 
+/* The case: the fixed requests, then COUNT random ones; the cold fd. */
+static int holes_case(const struct wl_opts *o, struct wl_reads *c)
+{
+	int fd;
+
+	c->f.size = o->size_set ? o->size : 2u << 20;
+	if (c->f.size < 2u << 20) {
+		fprintf(stderr, "-s must be >= 2m\n");
+		exit(EXIT_USAGE);
+	}
+	wl_reads_init(c, NFIXED + o->count, SLOT);
+	for (unsigned i = 0; i < c->n; i++) {
+		req(&c->f, i, &c->rd[i]);
+		c->rd[i].buf = c->bufs + (size_t)i * SLOT;
+	}
+	fd = wl_reads_file(o, c);
+	note_holes(fd);
+	return fd;
+}
+
 int main(int argc, char **argv)
 {
 	struct wl_opts o = { .name = "aio_read_holes", .count = 21 };
 	struct wl_reads c = { .f.seed = 0x401e5, .f.data = data, .f.ndata = NDATA };
-	struct wl_stats st = { 0 };
-	int fd;
 
-	wl_getopt(argc, argv, &o, help, NULL, NULL);
-	c.f.size = o.size_set ? o.size : 2u << 20;
-	if (c.f.size < 2u << 20) {
-		fprintf(stderr, "-s must be >= 2m\n");
-		return WL_USAGE;
-	}
-	wl_reads_init(&c, NFIXED + o.count, SLOT);
-	for (unsigned i = 0; i < c.n; i++) {
-		req(&c.f, i, &c.rd[i]);
-		c.rd[i].buf = c.bufs + (size_t)i * SLOT;
-	}
-	fd = wl_reads_file(&o, &c);
-	note_holes(fd);
-	wl_aio_reads(&c, fd, &st);
-	close(fd);
-	return wl_finish(&o, "libaio", &st);
+	return wl_reads_main(argc, argv, &o, &c, help, holes_case, WL_LIBAIO);
 }

@@ -14,7 +14,7 @@
  */
 #include <sys/sysmacros.h>
 
-#include "common.h"
+#include "lib/wl.h"
 
 #define NR64		16
 #define NRV		16

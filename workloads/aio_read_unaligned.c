@@ -10,7 +10,7 @@
  * A retry that resumes at the wrong position, or copies a whole page where
  * a partial one was asked for, shows up here.
  */
-#include "common.h"
+#include "lib/wl.h"
 
 static const char help[] =
 	"COUNT (32) unaligned cold buffered reads incl. two EOF cases, verified.\n";
@@ -19,12 +19,6 @@ int main(int argc, char **argv)
 {
 	struct wl_opts o = { .name = "aio_read_unaligned", .count = 32 };
 	struct wl_reads c = { .f.seed = 0x0dd };
-	struct wl_stats st = { 0 };
-	int fd;
 
-	wl_getopt(argc, argv, &o, help, NULL, NULL);
-	fd = wl_unaligned_case(&o, &c);
-	wl_aio_reads(&c, fd, &st);
-	close(fd);
-	return wl_finish(&o, "libaio", &st);
+	return wl_reads_main(argc, argv, &o, &c, help, wl_unaligned_case, WL_LIBAIO);
 }

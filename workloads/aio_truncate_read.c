@@ -19,7 +19,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "common.h"
+#include "lib/wl.h"
 
 #define RSIZE		(16u * 1024)
 #define STRIDE		(64u * 1024)
@@ -133,7 +133,7 @@ int main(int argc, char **argv)
 	wl_getopt(argc, argv, &o, help, NULL, NULL);
 	if (o.count < 2) {
 		fprintf(stderr, "need -n >= 2\n");
-		return WL_USAGE;
+		return EXIT_USAGE;
 	}
 	c.r.f.size = (uint64_t)o.count * STRIDE;
 	c.new_size = (uint64_t)(o.count / 2) * STRIDE + 5000;

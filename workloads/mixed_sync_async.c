@@ -14,7 +14,7 @@
  */
 #include <pthread.h>
 
-#include "common.h"
+#include "lib/wl.h"
 
 static const char help[] =
 	"COUNT (64) cold pages read by libaio and by a pread() thread at once.\n"

@@ -9,7 +9,7 @@
  * wait_page_queue (IOCB_WAITQ) and complete via task_work, or are punted to
  * io-wq when they cannot be armed.
  */
-#include "common.h"
+#include "lib/wl.h"
 
 static const char help[] =
 	"One io_uring_submit of COUNT (64) cold 4 KiB buffered reads, verified.\n"
@@ -19,14 +19,6 @@ int main(int argc, char **argv)
 {
 	struct wl_opts o = { .name = "uring_read_batch", .count = 64 };
 	struct wl_reads c = { .f.seed = 0xba7c4 };
-	struct wl_stats st = { 0 };
-	struct io_uring ring;
-	int fd;
 
-	wl_getopt(argc, argv, &o, help, NULL, NULL);
-	wl_uring_setup(o.count, &ring);	/* skip before creating files */
-	fd = wl_batch_case(&o, &c);
-	wl_uring_reads(&c, &ring, fd, &st);
-	close(fd);
-	return wl_finish(&o, "io_uring", &st);
+	return wl_reads_main(argc, argv, &o, &c, help, wl_batch_case, WL_IO_URING);
 }

@@ -9,7 +9,7 @@
  * A read spanning several pages may be partially done when it arms the
  * page wait: the retry must continue from where it stopped.
  */
-#include "common.h"
+#include "lib/wl.h"
 
 static const char help[] =
 	"COUNT (32) unaligned cold io_uring reads incl. two EOF cases, verified.\n";
@@ -18,14 +18,6 @@ int main(int argc, char **argv)
 {
 	struct wl_opts o = { .name = "uring_read_unaligned", .count = 32 };
 	struct wl_reads c = { .f.seed = 0x0dd };
-	struct wl_stats st = { 0 };
-	struct io_uring ring;
-	int fd;
 
-	wl_getopt(argc, argv, &o, help, NULL, NULL);
-	wl_uring_setup(o.count, &ring);
-	fd = wl_unaligned_case(&o, &c);
-	wl_uring_reads(&c, &ring, fd, &st);
-	close(fd);
-	return wl_finish(&o, "io_uring", &st);
+	return wl_reads_main(argc, argv, &o, &c, help, wl_unaligned_case, WL_IO_URING);
 }

@@ -9,7 +9,7 @@
  * or an io-wq punt must resume from that copy, advanced past what was
  * already read.
  */
-#include "common.h"
+#include "lib/wl.h"
 
 static const char help[] =
 	"COUNT (32) cold IORING_OP_READV reads, 5 odd-sized iovecs each, verified.\n"
@@ -19,14 +19,6 @@ int main(int argc, char **argv)
 {
 	struct wl_opts o = { .name = "uring_readv", .count = 32 };
 	struct wl_reads c = { .f.seed = 0x1f0 };
-	struct wl_stats st = { 0 };
-	struct io_uring ring;
-	int fd;
 
-	wl_getopt(argc, argv, &o, help, NULL, NULL);
-	wl_uring_setup(o.count, &ring);
-	fd = wl_iov_case(&o, &c);
-	wl_uring_reads(&c, &ring, fd, &st);
-	close(fd);
-	return wl_finish(&o, "io_uring", &st);
+	return wl_reads_main(argc, argv, &o, &c, help, wl_iov_case, WL_IO_URING);
 }
