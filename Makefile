@@ -18,7 +18,7 @@ CFLAGS	?= -O2 -g
 CFLAGS	+= -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	   -Wno-format-truncation \
 	   -std=gnu11 -D_GNU_SOURCE -I$(OUTPUT) -I. -Iharness
-LIBS_HARNESS := $(shell pkg-config --libs libbpf json-c 2>/dev/null || echo -lbpf -lelf -lz -ljson-c)
+LIBS_HARNESS := $(shell pkg-config --libs libbpf json-c gsl 2>/dev/null || echo -lbpf -lelf -lz -ljson-c -lgsl -lgslcblas -lm)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -I$(OUTPUT) -Wall \
 	      -Wno-unused-function
 

@@ -6,7 +6,7 @@
 set -euo pipefail
 
 PKGS=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
-      libaio-dev liburing-dev libjson-c-dev fio e2fsprogs util-linux kmod jq xfsprogs gnuplot-nox)
+      libaio-dev liburing-dev libjson-c-dev libgsl-dev fio e2fsprogs util-linux kmod jq xfsprogs gnuplot-nox)
 VM_PKGS=(linux-source-6.12 qemu-system-x86 busybox-static cpio bc bison flex
 	 libssl-dev dwarves ccache xz-utils rsync gnuplot-nox dmsetup xfsprogs)
 

@@ -64,6 +64,7 @@ int fsaio_decode(const void *data, size_t len, struct fsaio_record *out,
 
 static int write_all(FILE *f, const void *p, size_t len)
 {
+	errno = 0;	/* stdio need not set it: never report a stale one */
 	if (fwrite(p, 1, len, f) != len)
 		return errno ? -errno : -EIO;
 	return 0;
@@ -107,14 +108,16 @@ int fsaio_log_read(FILE *f, struct fsaio_record *rec, char *err, size_t errlen)
 {
 	unsigned char buf[sizeof(struct fsaio_record)];
 	long off = ftell(f);
-	size_t n = fread(buf, 1, sizeof(buf), f);
+	size_t n;
 
+	errno = 0;	/* stdio need not set it: never report a stale one */
+	n = fread(buf, 1, sizeof(buf), f);
 	if (n == 0 && feof(f))
 		return 0;
 	if (n != sizeof(buf)) {
 		if (ferror(f))
 			return reject(err, errlen, "read error at offset %ld: %s",
-				      off, strerror(errno));
+				      off, errno ? strerror(errno) : "I/O error");
 		return reject(err, errlen,
 			      "truncated record at offset %ld (%zu of %zu bytes)",
 			      off, n, sizeof(buf));

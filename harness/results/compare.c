@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fsaio compare A.json B.json   two result sets side by side, B/A, noise
+ *                               (noise: results/stats.h)
  * fsaio bench show FILE         one bench.json as the table `make bench` prints
  *                               (bench_show; the command itself is in bench.c)
  *
@@ -19,6 +20,7 @@
 #include <json-c/json.h>
 #include "cmd/commands.h"
 #include "common.h"
+#include "results/stats.h"
 
 #define BENCH_SCHEMA_PREFIX	"fsaio-bench/"
 #define BENCH_SCHEMA_VERSION	1
@@ -116,56 +118,6 @@ static void rs_free(struct resultset *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
-/* sqrt without libm (fsaio does not link it): Newton from above. */
-static double sqrt_pos(double x)
-{
-	double r, n;
-	int i;
-
-	if (!(x > 0))
-		return 0;
-	r = x > 1 ? x : 1;
-	for (i = 0; i < 200; i++) {
-		n = 0.5 * (r + x / r);
-		if (n >= r)
-			break;
-		r = n;
-	}
-	return r;
-}
-
-/* Sample standard deviation (n-1) of a JSON array of numbers; NAN if < 2. */
-static double samples_stddev(json_object *arr, int *n_out)
-{
-	double sum = 0, sq = 0, mean;
-	size_t i, n = 0, len = json_object_array_length(arr);
-
-	for (i = 0; i < len; i++) {
-		json_object *x = json_object_array_get_idx(arr, i);
-
-		if (json_object_is_type(x, json_type_int) ||
-		    json_object_is_type(x, json_type_double)) {
-			sum += json_object_get_double(x);
-			n++;
-		}
-	}
-	*n_out = n;
-	if (n < 2)
-		return NAN;
-	mean = sum / n;
-	for (i = 0; i < len; i++) {
-		json_object *x = json_object_array_get_idx(arr, i);
-
-		if (json_object_is_type(x, json_type_int) ||
-		    json_object_is_type(x, json_type_double)) {
-			double d = json_object_get_double(x) - mean;
-
-			sq += d * d;
-		}
-	}
-	return sqrt_pos(sq / (n - 1));
-}
-
 static int load_bench_list(struct resultset *rs, const char *key, bool ratios,
 			   char *err, size_t errlen)
 {
@@ -214,8 +166,14 @@ static int load_bench_list(struct resultset *rs, const char *key, bool ratios,
 		    json_object_is_type(v, json_type_boolean))
 			f->met = json_object_get_boolean(v);
 		if (json_object_object_get_ex(o, "samples", &v) &&
-		    json_object_is_type(v, json_type_array))
-			f->noise = samples_stddev(v, &f->nsamples);
+		    json_object_is_type(v, json_type_array)) {
+			struct sample_stats st;
+
+			if (!sample_stats_json(v, &st)) {
+				f->noise = st.stddev;
+				f->nsamples = st.n;
+			}
+		}
 		/* An explicit spread wins over the one computed from samples. */
 		jnum(o, "stddev", &f->noise);
 	}
@@ -422,7 +380,7 @@ static int rs_load(struct resultset *rs, const char *path, char *err, size_t err
 	if (!tok) {
 		free(buf);
 		snprintf(err, errlen, "out of memory");
-		return EXIT_FAIL;
+		return EXIT_ERROR;
 	}
 	rs->root = json_tokener_parse_ex(tok, buf, len);
 	jerr = json_tokener_get_error(tok);
@@ -485,7 +443,7 @@ static int rs_load(struct resultset *rs, const char *path, char *err, size_t err
 		ret = load_check(rs);
 		if (ret) {
 			snprintf(err, errlen, "out of memory");
-			return EXIT_FAIL;
+			return EXIT_ERROR;
 		}
 		return 0;
 	}
@@ -735,8 +693,8 @@ int cmd_compare(int argc, char **argv)
 		"  unit?  the units differ (no ratio)\n"
 		"Values are shown as value±noise.  Counters that are 0 in both check\n"
 		"results are left out unless --all.\n\n"
-		"Exit status: 0 compared; 1 with --strict and a '*' or '!' row, or on\n"
-		"an internal error; 2 usage, a missing or unreadable file, a file that\n"
+		"Exit status: 0 compared; 1 with --strict and a '*' or '!' row; 5 an\n"
+		"internal error; 64 usage, a missing or unreadable file, a file that\n"
 		"is not JSON or not an fsaio result, or two results of different kinds." };
 	struct resultset a, b;
 	char err[512];

@@ -2,7 +2,10 @@
 /*
  * Scratch filesystem for workloads: a sparse image file on a loop device,
  * formatted and mounted under a private temporary directory.  Teardown is
- * idempotent and also runs from the signal path (see scratch_teardown_all).
+ * idempotent; scratch_teardown_all() runs at exit (atexit), so an error
+ * path that forgets one leaves nothing mounted.  SIGINT/SIGTERM only set
+ * fsaio_interrupted: the command then tears down on its normal way out.
+ * (Teardown keeps to async-signal-safe calls all the same, see scratch.c.)
  */
 #ifndef FSAIO_SCRATCH_H
 #define FSAIO_SCRATCH_H
@@ -26,7 +29,7 @@ int scratch_setup(struct scratch *s, unsigned size_mb, const char *fstype,
 		  char *err, size_t errlen);
 /* Unmount, detach, delete.  Safe to call twice and on a zeroed struct. */
 void scratch_teardown(struct scratch *s);
-/* Tear down every scratch still set up; for atexit and signal handlers. */
+/* Tear down every scratch still set up; registered with atexit. */
 void scratch_teardown_all(void);
 
 /* sync + echo 3 > /proc/sys/vm/drop_caches.  Returns 0 or -errno. */
