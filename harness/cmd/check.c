@@ -267,15 +267,10 @@ int cmd_check(int argc, char **argv)
 		printf("# totals over %d run(s): verdict %s, lost events %" PRIu64 "\n",
 		       nr, verdict_name(all), lost);
 	}
-	if (output_opts.json && nr &&
-	    report_json_write(output_opts.json, "check", kernel_release(), s.features,
-			      runs, nr, err, sizeof(err))) {
-		fsaio_err("%s", err);
-		all = VERDICT_ERROR;
-	}
-	for (i = 0; i < nr; i++)
-		checker_free(runs[i].checker);
-	free(runs);
+	if (nr)
+		all = report_json(output_opts.json, "check", kernel_release(), s.features,
+				  runs, nr, all);
+	run_results_free(runs, nr);
 	scratch_teardown(&scratch);
 	if (session_close(&s))
 		all = VERDICT_ERROR;	/* --record log incomplete */

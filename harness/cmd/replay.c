@@ -125,13 +125,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (oom)
 		all = VERDICT_ERROR;
-	if (output_opts.json && report_json_write(output_opts.json, "replay", h.release, h.features,
-					   runs, nr, err, sizeof(err))) {
-		fsaio_err("%s", err);
-		all = VERDICT_ERROR;
-	}
-	for (i = 0; i < nr; i++)
-		checker_free(runs[i].checker);
-	free(runs);
+	all = report_json(output_opts.json, "replay", h.release, h.features, runs, nr, all);
+	run_results_free(runs, nr);
 	return verdict_exit_code(all);
 }

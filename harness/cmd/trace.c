@@ -126,7 +126,6 @@ int cmd_trace(int argc, char **argv)
 	struct session s;
 	double t0, next;
 	bool poll_failed = false;
-	char err[512];
 	int ret, i;
 
 	argp_err_exit_status = EXIT_USAGE;
@@ -191,11 +190,9 @@ int cmd_trace(int argc, char **argv)
 			  st->lost);
 		ret = EXIT_ERROR;
 	}
-	if (output_opts.json && report_json_write(output_opts.json, "trace", kernel_release(),
-					    s.features, &run, 1, err, sizeof(err))) {
-		fsaio_err("%s", err);
+	if (report_json(output_opts.json, "trace", kernel_release(), s.features,
+			&run, 1, VERDICT_PASS) == VERDICT_ERROR)
 		ret = EXIT_ERROR;
-	}
 	checker_free(run.checker);
 	if (session_close(&s))
 		ret = EXIT_ERROR;	/* --record log incomplete */

@@ -2,6 +2,7 @@
 /* Verdicts of checks, runs and whole invocations. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "core/checker.h"
 #include "core/verdict.h"
 #include "exit_status.h"
@@ -17,6 +18,15 @@ void invariant_set(struct invariant_result *ir, const char *name,
 	va_start(ap, fmt);
 	vsnprintf(ir->detail, sizeof(ir->detail), fmt, ap);
 	va_end(ap);
+}
+
+void run_results_free(struct run_result *runs, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		checker_free(runs[i].checker);
+	free(runs);
 }
 
 const char *verdict_name(enum verdict v)

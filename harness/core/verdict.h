@@ -50,6 +50,9 @@ struct run_result {
 	char summary_line[512];	/* workload's "fsaio-workload:" line or fio totals */
 };
 
+/* Free the checkers of nr runs and the array. */
+void run_results_free(struct run_result *runs, int nr);
+
 const char *verdict_name(enum verdict v);	/* "pass", "fail", ... */
 
 /* Worst of two verdicts for an aggregate: ERROR > FAIL > XFAIL > PASS >

@@ -175,3 +175,16 @@ int report_json_write(const char *path, const char *mode, const char *release,
 	json_object_put(root);
 	return ret;
 }
+
+enum verdict report_json(const char *path, const char *mode, const char *release,
+			 uint32_t features, struct run_result *runs, int nr_runs,
+			 enum verdict v)
+{
+	char err[512];
+
+	if (!path || !report_json_write(path, mode, release, features, runs, nr_runs,
+					err, sizeof(err)))
+		return v;
+	fsaio_err("%s", err);
+	return VERDICT_ERROR;
+}

@@ -25,4 +25,10 @@ int report_json_write(const char *path, const char *mode, const char *release,
 		      uint32_t features, struct run_result *runs, int nr_runs,
 		      char *err, size_t errlen);
 
+/* Write the JSON summary when path is set; returns the verdict, made ERROR
+ * when the file cannot be written (the reason printed). */
+enum verdict report_json(const char *path, const char *mode, const char *release,
+			 uint32_t features, struct run_result *runs, int nr_runs,
+			 enum verdict v);
+
 #endif
