@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Guest side of ci/bench-vm.sh part "syncpath": instructions per synchronous
-# operation, in a guest booted with `ci/vm-run.sh --icount --cpus 1`.
+# Guest side of ci/bench/bench-vm.sh part "syncpath": instructions per synchronous
+# operation, in a guest booted with `ci/vm/vm-run.sh --icount --cpus 1`.
 #
 #   ci/bench/syncpath-guest.sh OUTFILE SYNCPATH-BINARY N_CACHED N_64K N_COLD PASSES
 #

@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Guest side of ci/bench-vm.sh part "fsaio-table": run every configuration
+# Guest side of ci/bench/bench-vm.sh part "fsaio-table": run every configuration
 # of the modern FSAIO table on this kernel, one fio run per cell, on the
-# slow ext4 scratch disk (ci/vm-run.sh --slow MS --disks ext4).
+# slow ext4 scratch disk (ci/vm/vm-run.sh --slow MS --disks ext4).
 #
 #   ci/bench/table-guest.sh OUTDIR RUNTIME SIZE DELAY_MS [CELL-FILTER] [XCHECK-RUNTIME]
 #
 # The device is made here, in guest RAM, so that no I/O leaves the guest: a
 # file on a private tmpfs, a loop device on it, dm-delay (DELAY_MS per read,
-# write and flush) over that, ext4 on top.  Under `ci/vm-run.sh --icount`
+# write and flush) over that, ext4 on top.  Under `ci/vm/vm-run.sh --icount`
 # the whole run is then a function of the guest's instructions and its
 # timers: the disk latency is exactly DELAY_MS of virtual time (plus the
 # jiffy rounding of dm-delay's timer), the CPU a 1-instruction-per-ns

@@ -303,14 +303,14 @@ t_trace_filters() {
 }
 TESTS+=(t_trace_filters)
 
-# ci/vm-run.sh's verdicts and cleanup with a fake QEMU (no kernel, ~7 s):
+# ci/vm/vm-run.sh's verdicts and cleanup with a fake QEMU (no kernel, ~7 s):
 # QEMU killed, guest panic, bad init, timeout, Ctrl-C are ERRORs with their
 # reason; pass/fail/skip/splat/no exit code/QEMU start failure; no QEMU
 # process, temp dir or OUT/.vm left.  The real-QEMU twin: make vmselftest-errors.
 t_vm_error_paths() {
 	command -v bc >/dev/null || { echo "# bc missing (ci/install-deps.sh --vm)"; exit 4; }
 	local out rc
-	out=$(ci/vm-error-tests.sh --fake 2>&1); rc=$?
+	out=$(ci/vm/vm-error-tests.sh --fake 2>&1); rc=$?
 	[[ $rc -eq 0 ]] || die "$(grep -E '^(not ok|# )' <<<"$out" | tr '\n' ' ')"
 }
 TESTS+=(t_vm_error_paths)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Scan a kernel log for splats.
 #
-#   ci/splat-scan.sh [--after MARKER] [--last] [-q] [FILE|-]
+#   ci/vm/splat-scan.sh [--after MARKER] [--last] [-q] [FILE|-]
 #
 #   --after MARKER  only scan lines after the first line containing MARKER
 #                   (with --last: after the last such line); if the marker is

@@ -4,7 +4,7 @@
 # (tools/testing/kunit/kunit.py parse) and that the parser's counts equal
 # the result lines in the log; print the counts and exit with the verdict.
 #
-#   ci/ktap-check.sh [--kunit PATH/kunit.py] [--out DIR] [-q] FILE
+#   ci/selftests/ktap-check.sh [--kunit PATH/kunit.py] [--out DIR] [-q] FILE
 #
 # FILE is `fsaio check` output, or a kselftest run (`make run_tests`), whose
 # runner prefixes each test's own output with "# ": every such test that
@@ -37,7 +37,7 @@ while [[ $# -gt 0 ]]; do
 	*) break ;;
 	esac
 done
-[[ $# -eq 1 && -r $1 ]] || { echo "usage: ci/ktap-check.sh [--kunit kunit.py] [--out DIR] FILE" >&2; exit 2; }
+[[ $# -eq 1 && -r $1 ]] || { echo "usage: ci/selftests/ktap-check.sh [--kunit kunit.py] [--out DIR] FILE" >&2; exit 2; }
 FILE=$1
 if [[ -z $KUNIT ]]; then
 	for k in ${KSRC:-} ${KDIR:-} /var/cache/fsaio/src/linux-source-6.12; do

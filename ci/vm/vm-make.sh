@@ -1,17 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Run a ci/vm.mk target and exit with its verdict, which make cannot do
+# Run a ci/vm/vm.mk target and exit with its verdict, which make cannot do
 # (GNU make exits 2 for any failing recipe, whatever its status):
 #
-#   ci/vm-make.sh [vmcheck|vmselftest|vmselftest-errors] [VAR=value...]
-#   e.g. ci/vm-make.sh vmcheck KERNEL=both NOBUILD=1
+#   ci/vm/vm-make.sh [vmcheck|vmselftest|vmselftest-errors] [VAR=value...]
+#   e.g. ci/vm/vm-make.sh vmcheck KERNEL=both NOBUILD=1
 #
 # Exit status: 0 PASS, 1 FAIL, 2 ERROR, 4 SKIP (the worst over the kernels:
 # ERROR > FAIL > SKIP > PASS); 2 also when make stopped before a verdict
 # (a failed kernel build, a bad variable).
 set -uo pipefail
 {
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 target=vmcheck
 case ${1:-} in
 vmcheck|vmselftest|vmselftest-errors) target=$1; shift ;;

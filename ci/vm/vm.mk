@@ -3,15 +3,15 @@
 #
 #   make kernels [KDIR=tree] [FLAVOR=debug]
 #       build the stock kernel, and the patched one when
-#       patches/linux-6.12/series lists patches (ci/build-kernel.sh)
+#       patches/linux-6.12/series lists patches (ci/kernel/build-kernel.sh)
 #   make vmcheck KERNEL=stock|patched|both|path/to/bzImage [FLAVOR=debug]
 #                [KBUILD=built-tree] [VMCMD='...'] [VMSLOW=ms] [VMTIMEOUT=s]
-#       boot each kernel under QEMU (ci/vm-run.sh) and run VMCMD inside;
+#       boot each kernel under QEMU (ci/vm/vm-run.sh) and run VMCMD inside;
 #       results in .output/vm/<label>/ (stdout = KTAP, fsaio.json, dmesg,
 #       console.log, splats, result).  Exit status: the worst verdict
 #       (0 PASS, 1 FAIL, 2 ERROR, 4 SKIP; ERROR > FAIL > SKIP > PASS), as
 #       make reports it: "Error N", and make itself exits 2 for any N != 0.
-#       VMSTATUS=FILE receives N; ci/vm-make.sh vmcheck ... exits with N.
+#       VMSTATUS=FILE receives N; ci/vm/vm-make.sh vmcheck ... exits with N.
 #   make vmshell [KERNEL=stock]      interactive shell in the guest
 #   make vmconfig-check KERNEL=path|KBUILD=dir   only check a kernel's config
 #
@@ -19,7 +19,7 @@
 # (debug), KERNEL, KBUILD, VMCMD (guest command; @OUT@ = the guest's view of
 # the results dir), VMLABEL (results label for KERNEL=path, default the
 # kernel's release string), VMSLOW (dm-delay ms on the scratch disks), VMTIMEOUT,
-# VMOPTS (extra ci/vm-run.sh options), NOBUILD=1 (use cached kernels only),
+# VMOPTS (extra ci/vm/vm-run.sh options), NOBUILD=1 (use cached kernels only),
 # FSAIO_KCACHE (kernel cache, default /var/cache/fsaio/kernels).
 
 KERNEL		?= stock
@@ -48,11 +48,11 @@ kernels: kernel-stock $(if $(VM_HAVE_SERIES),kernel-patched)
 
 kernel-stock:
 	ci/install-deps.sh --vm
-	ci/build-kernel.sh $(VM_BK_ARGS)
+	ci/kernel/build-kernel.sh $(VM_BK_ARGS)
 
 kernel-patched:
 	ci/install-deps.sh --vm
-	ci/build-kernel.sh --patched $(VM_BK_ARGS)
+	ci/kernel/build-kernel.sh --patched $(VM_BK_ARGS)
 
 # vm_kernel stock|patched|PATH: print the bzImage path (building unless NOBUILD).
 define vm_kernel_sh
@@ -61,10 +61,10 @@ vm_kernel() { \
 	stock|patched) \
 		p=; [ $$1 = patched ] && p=--patched; \
 		if [ -n "$(NOBUILD)" ]; then \
-			ci/build-kernel.sh $$p $(VM_BK_ARGS) --path || \
+			ci/kernel/build-kernel.sh $$p $(VM_BK_ARGS) --path || \
 			{ echo "vmcheck: no cached $$1 kernel (run make kernels)" >&2; return 1; }; \
 		else \
-			ci/build-kernel.sh $$p $(VM_BK_ARGS); \
+			ci/kernel/build-kernel.sh $$p $(VM_BK_ARGS); \
 		fi ;; \
 	*) [ -f "$$1" ] || { echo "vmcheck: no such kernel $$1" >&2; return 1; }; echo "$$1" ;; \
 	esac; \
@@ -85,15 +85,15 @@ vmcheck:
 				echo "vmcheck: $(VM_SERIES) lists no patches" >&2; err=1; \
 				summary="$$summary\n  $$label: ERROR (no patch series)"; continue; fi ;; \
 		*) label=; \
-			ci/build-kernel.sh --check-kernel $$k $(if $(KBUILD),--kbuild $(KBUILD)) || \
+			ci/kernel/build-kernel.sh --check-kernel $$k $(if $(KBUILD),--kbuild $(KBUILD)) || \
 			{ err=1; summary="$$summary\n  $$k: ERROR (kernel lacks required options)"; continue; } ;; \
 		esac; \
 		bz=$$(vm_kernel $$k) && [ -f "$$bz" ] || \
 			{ err=1; summary="$$summary\n  $$k: ERROR (no kernel: not built or build failed)"; continue; }; \
-		[ -n "$$label" ] || label=$(or $(VMLABEL),$$(ci/vm-run.sh --print-release --kernel $$bz)$(VM_SUFFIX)); \
+		[ -n "$$label" ] || label=$(or $(VMLABEL),$$(ci/vm/vm-run.sh --print-release --kernel $$bz)$(VM_SUFFIX)); \
 		out=$(CURDIR)/$(OUTPUT)/vm/$$label; \
 		echo "vmcheck: $$label: $$bz -> $$out" >&2; \
-		ci/vm-run.sh --kernel $$bz --label $$label --out $$out \
+		ci/vm/vm-run.sh --kernel $$bz --label $$label --out $$out \
 			--timeout $(VMTIMEOUT) --slow $(VMSLOW) $(VM_DEBUG_OPTS) $(VMOPTS) -- '$(VMCMD)'; \
 		case $$? in 0) ;; 2) err=1 ;; 4) skip=1 ;; *) fail=1 ;; esac; \
 		ln -sfn stdout $$out/results.ktap; \
@@ -105,11 +105,11 @@ vmcheck:
 vmshell:
 	@$(vm_kernel_sh); \
 	bz=$$(vm_kernel $(firstword $(VM_KERNELS))) || exit 2; \
-	ci/vm-run.sh --kernel $$bz --label shell --interactive --timeout $(VMTIMEOUT) \
+	ci/vm/vm-run.sh --kernel $$bz --label shell --interactive --timeout $(VMTIMEOUT) \
 		--slow $(VMSLOW) $(VMOPTS) -- '$(if $(filter command line,$(origin VMCMD)),$(VMCMD),bash -i)'
 
 vmconfig-check:
-	ci/build-kernel.sh --check-kernel $(firstword $(VM_KERNELS)) $(if $(KBUILD),--kbuild $(KBUILD))
+	ci/kernel/build-kernel.sh --check-kernel $(firstword $(VM_KERNELS)) $(if $(KBUILD),--kbuild $(KBUILD))
 
 # ---- kselftest ----------------------------------------------------------------------
 #   make selftest-install KSRC=<kernel tree>
@@ -123,14 +123,14 @@ vmconfig-check:
 #   make vmselftest [KERNEL=stock|patched|both|path] [VMSELFTEST_ARGS='workloads']
 #       boot each kernel, build a scratch tree in the guest's /var/tmp, run
 #       the make command above there, and check the KTAP on the host with
-#       kunit.py parse (ci/ktap-check.sh); results in .output/vm-selftest/<label>/
+#       kunit.py parse (ci/selftests/ktap-check.sh); results in .output/vm-selftest/<label>/
 #       (ktap.txt = the run_tests output, nested-*.ktap, kunit-*.txt, fsaio.json)
 #   make vmselftest-errors [KERNEL=stock]
 #       kill QEMU mid-run, panic the guest, bogus init, timeout: each must be an
 #       ERROR with its reason and leave no QEMU process or temp file
-#       (ci/vm-error-tests.sh; tests/e2e covers the same with a fake QEMU)
+#       (ci/vm/vm-error-tests.sh; tests/e2e covers the same with a fake QEMU)
 # Exit status: the verdict (make turns any failure into 2; VMSTATUS=FILE gets
-# the exact code, which ci/vm-make.sh TARGET ... exits with).
+# the exact code, which ci/vm/vm-make.sh TARGET ... exits with).
 KSRC		?=
 KSFT_TREE	?=
 VMSELFTEST_ARGS	?=
@@ -142,7 +142,7 @@ KSFT_FRAMEWORK	:= $(addprefix tools/testing/selftests/,Makefile lib.mk kselftest
 		   scripts/subarch.include
 VM_KSFT_GUEST	:= /var/tmp/fsaio-ksft
 
-# vm_status N: record the verdict for ci/vm-make.sh, then exit with it.
+# vm_status N: record the verdict for ci/vm/vm-make.sh, then exit with it.
 vm_status_sh = vm_status() { [ -z "$(VMSTATUS)" ] || echo $$1 >"$(VMSTATUS)"; exit $$1; }
 
 .PHONY: selftest-install selftest-tree vmselftest vmselftest-errors
@@ -182,18 +182,18 @@ vmselftest:
 	for k in $(VM_KERNELS); do \
 		case $$k in \
 		stock|patched) label=$$k$(VM_SUFFIX) ;; \
-		*) label=$(or $(VMLABEL),$$(ci/vm-run.sh --print-release --kernel $$k)$(VM_SUFFIX)) ;; \
+		*) label=$(or $(VMLABEL),$$(ci/vm/vm-run.sh --print-release --kernel $$k)$(VM_SUFFIX)) ;; \
 		esac; \
 		bz=$$(vm_kernel $$k) && [ -f "$$bz" ] || \
 			{ err=1; summary="$$summary\n  $$label: ERROR (no kernel: not built or build failed)"; continue; }; \
 		out=$(CURDIR)/$(OUTPUT)/vm-selftest/$$label; \
 		echo "vmselftest: $$label: $$bz -> $$out" >&2; \
 		rm -f $$out/nested* $$out/kunit-* $$out/ktap-check.txt $$out/verdict* $$out/fsaio.json; \
-		ci/vm-run.sh --kernel $$bz --label $$label --out $$out --timeout $(VMTIMEOUT) \
+		ci/vm/vm-run.sh --kernel $$bz --label $$label --out $$out --timeout $(VMTIMEOUT) \
 			--disks none $(VM_DEBUG_OPTS) $(VMOPTS) -- '$(VMSELFTEST_CMD)' >/dev/null; \
 		vrc=$$?; \
 		ln -sfn stdout $$out/ktap.txt; \
-		ci/ktap-check.sh --kunit $(VM_KSRC)/tools/testing/kunit/kunit.py --out $$out $$out/stdout; \
+		ci/selftests/ktap-check.sh --kunit $(VM_KSRC)/tools/testing/kunit/kunit.py --out $$out $$out/stdout; \
 		krc=$$?; \
 		[ -s $$out/stdout ] && grep -E '^(TAP version|1\.\.|(not )?ok )' $$out/stdout | sed 's/^/  /' >&2; \
 		r=$$(cat $$out/result 2>/dev/null || echo 'ERROR (no result)'); \
@@ -209,4 +209,4 @@ vmselftest:
 vmselftest-errors:
 	@$(vm_kernel_sh); $(vm_status_sh); \
 	bz=$$(vm_kernel $(firstword $(VM_KERNELS))) && [ -f "$$bz" ] || vm_status 2; \
-	ci/vm-error-tests.sh --kernel $$bz --out $(CURDIR)/$(OUTPUT)/vm-selftest/errors; vm_status $$?
+	ci/vm/vm-error-tests.sh --kernel $$bz --out $(CURDIR)/$(OUTPUT)/vm-selftest/errors; vm_status $$?

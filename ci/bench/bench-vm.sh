@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The VM parts of `make bench` (called by ci/bench.sh): boot the cached
+# The VM parts of `make bench` (called by ci/bench/bench.sh): boot the cached
 # stock and patched kernels in QEMU and write two part files (schema
 # fsaio-bench/1, see ci/README.md "Benchmarks in the VM"):
 #
@@ -17,8 +17,8 @@
 #                -icount (virtual time: the host's load does not enter), 2
 #                vCPUs, one boot per kernel
 #
-#   ci/bench-vm.sh [PARTS_DIR] [--parts syncpath,fsaio-table] [--kernels stock,patched]
-#                  [--boots N] [--delay MS] [--runtime SEC] [--size SIZE] [--quick]
+#   ci/bench/bench-vm.sh [PARTS_DIR] [--parts syncpath,fsaio-table] [--kernels stock,patched]
+#                        [--boots N] [--delay MS] [--runtime SEC] [--size SIZE] [--quick]
 #
 #   PARTS_DIR      where <part>.json go (default $BENCH_OUT/parts, BENCH_OUT
 #                  defaulting to .output/bench)
@@ -34,9 +34,9 @@
 #   --no-run       boot nothing: rebuild the part files from the raw results of
 #                  the last run (same options)
 #
-# Kernels: `ci/build-kernel.sh [--patched] --path` (never builds); or
+# Kernels: `ci/kernel/build-kernel.sh [--patched] --path` (never builds); or
 # BENCH_VM_STOCK_KERNEL / BENCH_VM_PATCHED_KERNEL = a bzImage to use instead.
-# Raw results: $BENCH_OUT/vm/<syncpath|table>-<kernel>[-bN]/ (ci/vm-run.sh
+# Raw results: $BENCH_OUT/vm/<syncpath|table>-<kernel>[-bN]/ (ci/vm/vm-run.sh
 # output dirs; syncpath.jsonl, table/*.json).
 #
 # Exit status: 0 both part files written (missed goals and skipped kernels
@@ -47,7 +47,7 @@ set -uo pipefail
 # One compound command: editing this file cannot break a running copy.
 {
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 OUT=${BENCH_OUT:-$ROOT/.output/bench}
 PARTS_DIR=
@@ -108,14 +108,14 @@ resolve_kernel() {
 		bz=${!var}
 		[[ -f $bz ]] || { KREASON[$k]="$var=$bz: no such file"; return; }
 		KKEY[$k]="$var=$bz"
-	elif bz=$(ci/build-kernel.sh $p --path 2>/dev/null) && [[ -f $bz ]]; then
-		KKEY[$k]=$(ci/build-kernel.sh $p --print-key 2>/dev/null | tail -1)
+	elif bz=$(ci/kernel/build-kernel.sh $p --path 2>/dev/null) && [[ -f $bz ]]; then
+		KKEY[$k]=$(ci/kernel/build-kernel.sh $p --print-key 2>/dev/null | tail -1)
 	else
-		KREASON[$k]="$k kernel not built yet (ci/build-kernel.sh $p --path: none; make kernels builds it)"
+		KREASON[$k]="$k kernel not built yet (ci/kernel/build-kernel.sh $p --path: none; make kernels builds it)"
 		return
 	fi
 	KPATH[$k]=$bz
-	KRELEASE[$k]=$(ci/vm-run.sh --print-release --kernel "$bz")
+	KRELEASE[$k]=$(ci/vm/vm-run.sh --print-release --kernel "$bz")
 }
 
 # The JSON pieces go through files: a figure list is too long for argv.
@@ -170,7 +170,7 @@ part_syncpath() {
 			if ((!NORUN)); then
 				mkdir -p "$out" && rm -f "$out/syncpath.jsonl"
 				msg "syncpath: $k boot $b/$BOOTS (icount, 1 vCPU) -> $out"
-				ci/vm-run.sh --kernel "${KPATH[$k]}" --label "syncpath-$k-b$b" --out "$out" \
+				ci/vm/vm-run.sh --kernel "${KPATH[$k]}" --label "syncpath-$k-b$b" --out "$out" \
 					--icount --cpus 1 --disks none --timeout 1800 -- "$(syncpath_cmd)" >/dev/null
 			fi
 			if [[ $(cat "$out/exit-code" 2>/dev/null) != 0 || ! -s $out/syncpath.jsonl ]]; then
@@ -180,7 +180,7 @@ part_syncpath() {
 			fi
 			rel=$(grep -o 'release=[^ ]*' "$out/stderr" | head -1 | cut -d= -f2)
 			jq -c --arg k "$k" --argjson b "$b" --arg rel "${rel:-${KRELEASE[$k]}}" \
-			      --arg vmcmd "ci/vm-run.sh --kernel ${KPATH[$k]} --icount --cpus 1 --disks none -- '$(syncpath_cmd)'" \
+			      --arg vmcmd "ci/vm/vm-run.sh --kernel ${KPATH[$k]} --icount --cpus 1 --disks none -- '$(syncpath_cmd)'" \
 			      '(.tag | split(".")) as $t
 			       | . + {kind: $k, boot: $b, release: $rel, vm_command: $vmcmd,
 			              pass: ($t[1] | ltrimstr("p") | tonumber),
@@ -206,7 +206,7 @@ part_syncpath() {
 		def cfgdesc: {stock: "stock kernel", "patched-async0": "patched kernel, fs.aio-buffered-async=0",
 		              "patched-async1": "patched kernel, fs.aio-buffered-async=1",
 		              "patched-nosysctl": "patched kernel without the sysctl"}[.];
-		def cmd: "ci/bench-vm.sh --parts syncpath --kernels \(if .cfg == "stock" then "stock" else "patched" end)";
+		def cmd: "ci/bench/bench-vm.sh --parts syncpath --kernels \(if .cfg == "stock" then "stock" else "patched" end)";
 		group_by(.cfg + "|" + .op) | map(sort_by(.boot, .pass)) | map(
 		  .[0] as $f | ($f.op == "cold4k") as $cold |
 		  (map(.med)) as $s |
@@ -270,7 +270,7 @@ part_table() {
 		if ((!NORUN)); then
 			mkdir -p "$out" && rm -rf "$out/table"
 			msg "fsaio-table: $k (icount, 2 vCPUs, ext4 on dm-delay ${SLOW} ms on a loop device in RAM, runtime ${RUNTIME}s, file $SIZE) -> $out"
-			ci/vm-run.sh --kernel "${KPATH[$k]}" --label "table-$k" --out "$out" \
+			ci/vm/vm-run.sh --kernel "${KPATH[$k]}" --label "table-$k" --out "$out" \
 				--icount --cpus 2 --mem 3G --disks none --timeout 1800 -- "$(table_cmd)" >/dev/null
 		fi
 		if [[ $(cat "$out/exit-code" 2>/dev/null) != 0 || ! -s $out/table/cells.tsv ]]; then
@@ -336,7 +336,7 @@ part_table() {
 		  (.kind + "-" + .cname) as $s | .wname as $g
 		  | {series: $s, group: $g, kernel: .release,
 		     config: "\(.kind) kernel, \(.cname | cfgdesc)\(if .kind == "patched" and .cname != "libaio-buffered-async0" then " (fs.aio-buffered-async=1)" else "" end); \(.wname | wdesc); ext4 on dm-delay \($slow) ms (loop device in guest RAM), \($size) file, runtime cap \($rt) s",
-		     command: "ci/bench-vm.sh --parts fsaio-table --kernels \(.kind) --delay \($slow) --runtime \($rt) --size \($size)",
+		     command: "ci/bench/bench-vm.sh --parts fsaio-table --kernels \(.kind) --delay \($slow) --runtime \($rt) --size \($size)",
 		     samples_are: "one fio run (\(.ios) I/Os in \(.runtime_ms) ms)", raw: .file} as $b
 		  | ($b + {id: "fsaio-table.\($s).\($g).MBps", metric: "throughput", value: (.mbps | r2), unit: "MB/s", samples: [(.mbps | r2)]}),
 		    ($b + {id: "fsaio-table.\($s).\($g).iops", metric: "IOPS", value: (.iops | r2), unit: "IOPS", samples: [(.iops | r2)]}),
@@ -394,13 +394,13 @@ part_table() {
 		| ({id: "fsaio-table.xcheck.\($c.kind).fio_slat_mean", series: "xcheck-\($c.kind)", group: "randread-4k",
 		    metric: "fio slat mean, 4 KiB libaio buffered random read under fsaio check", value: ($c.fio_slat_mean_us | r2), unit: "us",
 		    kernel: $c.release, config: "\($c.kind) kernel; traced by ./fsaio check (verdict \($c.verdict), lost \($c.lost))",
-		    command: "ci/bench-vm.sh --parts fsaio-table --kernels \($c.kind) --delay \($slow)"},
+		    command: "ci/bench/bench-vm.sh --parts fsaio-table --kernels \($c.kind) --delay \($slow)"},
 		   {id: "fsaio-table.xcheck.\($c.kind).traced_submit", series: "xcheck-\($c.kind)", group: "randread-4k",
 		    metric: (if $c.traced_submit_us == null then "traced io_submit time per call: no io_submit traced (\($c.traced_submitted) requests seen; no syscall tracepoints in this kernel?)"
 		             else "traced io_submit time per call (\($c.traced_submits) calls, blocked \($c.traced_blocked_us | r2) us/call in page waits); agrees with fio slat: \($c.agree)" end),
 		    value: ($c.traced_submit_us | r2), unit: "us", kernel: $c.release,
 		    config: "\($c.kind) kernel; traced by ./fsaio check",
-		    command: "ci/bench-vm.sh --parts fsaio-table --kernels \($c.kind) --delay \($slow)"}) ]' >"$figs.tmp" &&
+		    command: "ci/bench/bench-vm.sh --parts fsaio-table --kernels \($c.kind) --delay \($slow)"}) ]' >"$figs.tmp" &&
 		mv "$figs.tmp" "$figs"
 	jq -n --slurpfile cdf "$cdf" --slurpfile x "$xcheck" --arg slow "$SLOW" --arg rt "$RUNTIME" --arg size "$SIZE" \
 		'{method: "QEMU TCG -icount shift=0,sleep=off (virtual time: 1 ns per instruction, idle time skipped to the next timer, so the figures do not depend on the host load), 2 vCPUs, 3 GiB; ext4 on dm-delay \($slow) ms per read, write and flush on a loop device over a tmpfs file (no I/O leaves the guest); one \($size) file laid out and fsynced once, caches dropped before every cell (and fio invalidate=1); fio iodepth_batch_submit=1, runtime cap \($rt) s of virtual time or one pass over the file; one boot per kernel; job file ci/bench/table.fio, driver ci/bench/table-guest.sh",

@@ -3,14 +3,14 @@
 # make bench: run the benchmark parts, merge them into bench.json (schema
 # fsaio-bench/1, see ci/README.md "Benchmarks"), print the table, draw plots.
 #
-#   ci/bench.sh [-h]
+#   ci/bench/bench.sh [-h]
 #
 # Parts:
 #   tracer       host: 4 KiB cached random reads (fio psync, io_uring) without
 #                and with `fsaio trace` attached, interleaved A/B pairs; the
 #                highest event rate traced with zero lost records; a perf
 #                profile of where the traced run's CPU time goes
-#   syncpath,    VM: run by the hook ci/bench-vm.sh PARTS_DIR if it exists
+#   syncpath,    VM: run by the hook ci/bench/bench-vm.sh PARTS_DIR if it exists
 #   fsaio-table  (cached stock/patched kernels); else recorded as skipped
 #
 # Environment:
@@ -27,7 +27,7 @@ set -uo pipefail
 # One compound command: editing this file cannot break a running copy.
 {
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 OUT=${BENCH_OUT:-$ROOT/.output/bench}
 PARTS_DIR=$OUT/parts
@@ -364,26 +364,26 @@ tracer_json() {
 # ------------------------------------------------------------ VM parts
 
 part_vm() {
-	local hook=$ROOT/ci/bench-vm.sh rc p reason
+	local hook=$ROOT/ci/bench/bench-vm.sh rc p reason
 	if [[ ! -e $hook ]]; then
 		for p in "${VM_PARTS[@]}"; do
-			part_stub "$p" skipped "ci/bench-vm.sh is not in this checkout: no VM measurements"
+			part_stub "$p" skipped "ci/bench/bench-vm.sh is not in this checkout: no VM measurements"
 		done
 		return
 	fi
-	msg "VM parts: ci/bench-vm.sh $PARTS_DIR (log: $LOGS/vm.log)"
+	msg "VM parts: ci/bench/bench-vm.sh $PARTS_DIR (log: $LOGS/vm.log)"
 	BENCH_OUT=$OUT FSAIO=$FSAIO bash "$hook" "$PARTS_DIR" 2>&1 | tee "$LOGS/vm.log" >&2
 	rc=${PIPESTATUS[0]}
 	reason=$(grep -v '^[[:space:]]*$' "$LOGS/vm.log" | tail -1)
 	for p in "${VM_PARTS[@]}"; do
 		[[ -s $PARTS_DIR/$p.json ]] && continue
 		case $rc in
-		0) part_stub "$p" error "ci/bench-vm.sh exited 0 without writing parts/$p.json" ;;
-		4) part_stub "$p" skipped "ci/bench-vm.sh skipped: ${reason:-no reason given}" ;;
-		*) part_stub "$p" error "ci/bench-vm.sh exited $rc without writing parts/$p.json: ${reason:-no output} (log: $LOGS/vm.log)" ;;
+		0) part_stub "$p" error "ci/bench/bench-vm.sh exited 0 without writing parts/$p.json" ;;
+		4) part_stub "$p" skipped "ci/bench/bench-vm.sh skipped: ${reason:-no reason given}" ;;
+		*) part_stub "$p" error "ci/bench/bench-vm.sh exited $rc without writing parts/$p.json: ${reason:-no output} (log: $LOGS/vm.log)" ;;
 		esac
 	done
-	[[ $rc -eq 0 || $rc -eq 4 ]] || msg "ci/bench-vm.sh exited $rc"
+	[[ $rc -eq 0 || $rc -eq 4 ]] || msg "ci/bench/bench-vm.sh exited $rc"
 }
 
 # ------------------------------------------------------------ merge
@@ -432,7 +432,7 @@ merge() {
 		[[ -e $f && " ${order[*]} " != *" $(basename "$f" .json) "* ]] && files+=("$f")
 	done
 	jq -n --arg schema "$SCHEMA" --arg gen "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-	      --argjson host "$HOST" --arg cmd "make bench (ci/bench.sh; BENCH_PARTS='$SELECT' BENCH_RUNTIME=$RUNTIME BENCH_PAIRS=$PAIRS)" '
+	      --argjson host "$HOST" --arg cmd "make bench (ci/bench/bench.sh; BENCH_PARTS='$SELECT' BENCH_RUNTIME=$RUNTIME BENCH_PAIRS=$PAIRS)" '
 	def goal_met($v; $g):
 	  [$g | strings | capture("^\\s*(?<op><=|>=|<|>)\\s*(?<n>[-+0-9.eE]+)\\s*$")
 	   | (.n | tonumber) as $n
@@ -482,7 +482,7 @@ fi
 echo
 "$FSAIO" bench show "$OUT/bench.json" || ERRORS=$((ERRORS + 1))
 echo
-if ci/bench-plot.sh "$OUT/bench.json" "$OUT"; then
+if ci/bench/bench-plot.sh "$OUT/bench.json" "$OUT"; then
 	# The plot list goes into bench.json too (the figures are unchanged).
 	jq --slurpfile p "$OUT/plots.json" '.plots = $p[0]' "$OUT/bench.json" >"$OUT/bench.json.tmp" &&
 		mv "$OUT/bench.json.tmp" "$OUT/bench.json"

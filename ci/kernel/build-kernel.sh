@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build a 6.12 test kernel for fsaio's VM tiers.
 #
-#   ci/build-kernel.sh [--kdir DIR] [--patched] [--flavor debug] [options]
+#   ci/kernel/build-kernel.sh [--kdir DIR] [--patched] [--flavor debug] [options]
 #
 #   --kdir DIR       kernel source (default: the Debian linux-source-6.12 tree,
 #                    extracted from /usr/src/linux-source-6.12.tar.xz if needed)
 #   --patched        apply patches/linux-6.12/series (patch -p1) to a per-key copy
 #   --patches DIR    series directory (default: <repo>/patches/linux-6.12)
-#   --flavor debug   add ci/config/debug.config (KASAN, lockdep, hung-task panic)
+#   --flavor debug   add ci/kernel/config/debug.config (KASAN, lockdep, hung-task panic)
 #   --config-only    stop after olddefconfig + verification; print the .config path
 #   --print-key      print the cache key and exit
 #   --path           print the bzImage path if it is already built (exit 1 if not)
@@ -18,7 +18,7 @@
 #                    are always re-made, incrementally)
 #   --check-kernel BZIMAGE [--kbuild DIR]
 #                    check a kernel fsaio did not build against
-#                    ci/config/required.config, using the build tree's .config
+#                    ci/kernel/config/required.config, using the build tree's .config
 #                    (--kbuild) or the config embedded in the image (IKCONFIG);
 #                    names every missing option, exit 1 if any required one is
 #
@@ -33,8 +33,8 @@ set -euo pipefail
 # this file cannot break a copy that is already running.
 {
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CI=$ROOT/ci
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CONFIG_DIR=$ROOT/ci/kernel/config
 KCACHE=${FSAIO_KCACHE:-/var/cache/fsaio/kernels}
 SRCCACHE=${FSAIO_SRCCACHE:-/var/cache/fsaio/src}
 CPU_LOCK=${FSAIO_CPU_LOCK:-/var/cache/fsaio/cpu.lock}
@@ -108,12 +108,12 @@ check_kernel() {
 		grep -qxF "$line" "$cfg" && continue
 		have=$(grep -E "^(# )?$opt[= ]" "$cfg" || echo "$opt absent")
 		if ((want)); then wanted+=("$line (have: $have)"); else missing+=("$line (have: $have)"); fi
-	done <"$CI/config/required.config"
+	done <"$CONFIG_DIR/required.config"
 	((${#wanted[@]})) && { msg "warning: recommended options missing in $src:"; printf '    %s\n' "${wanted[@]}" >&2; }
 	if ((${#missing[@]})); then
 		msg "required options missing in $src:"
 		printf '    %s\n' "${missing[@]}" >&2
-		die "kernel lacks ${#missing[@]} option(s) fsaio needs (see ci/config/required.config)"
+		die "kernel lacks ${#missing[@]} option(s) fsaio needs (see ci/kernel/config/required.config)"
 	fi
 	msg "kernel config OK ($src): all required options set"
 }
@@ -140,8 +140,8 @@ fi
 VERSION=$(make -s -C "$KDIR" kernelversion 2>/dev/null) || die "cannot read kernel version of $KDIR"
 
 # ---- key ----------------------------------------------------------------------
-FRAGS=("$CI/config/base.config" "$CI/config/bpf.config")
-[[ -n $FLAVOR ]] && FRAGS+=("$CI/config/$FLAVOR.config")
+FRAGS=("$CONFIG_DIR/base.config" "$CONFIG_DIR/bpf.config")
+[[ -n $FLAVOR ]] && FRAGS+=("$CONFIG_DIR/$FLAVOR.config")
 for f in "${FRAGS[@]}"; do [[ -f $f ]] || die "missing config fragment $f"; done
 CFGHASH=$(cat "${FRAGS[@]}" | sha256sum | cut -c1-10)
 

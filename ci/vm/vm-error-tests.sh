@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The error paths of ci/vm-run.sh: a dead guest or a dead QEMU is an ERROR
+# The error paths of ci/vm/vm-run.sh: a dead guest or a dead QEMU is an ERROR
 # with its reason, never a pass, and leaves no QEMU process, no temp dir
 # and no OUT/.vm behind.  KTAP out, one line per case, with its time.
 #
-#   ci/vm-error-tests.sh --kernel BZIMAGE [--out DIR]   real QEMU (make vmselftest-errors)
-#   ci/vm-error-tests.sh --fake [--out DIR]             a fake QEMU, no kernel (tests/e2e)
+#   ci/vm/vm-error-tests.sh --kernel BZIMAGE [--out DIR]   real QEMU (make vmselftest-errors)
+#   ci/vm/vm-error-tests.sh --fake [--out DIR]             a fake QEMU, no kernel (tests/e2e)
 #
 # Cases (real): QEMU killed with SIGKILL while the guest runs `sleep 300`;
 # guest kernel panic (`echo c > /proc/sysrq-trigger`); init=/bin/false
@@ -19,7 +19,7 @@
 # Exit status: 0 every case as expected, 1 otherwise.
 set -uo pipefail
 {
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 KERNEL= FAKE=0 OUT=
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -54,7 +54,7 @@ if ((FAKE)); then
 	export QEMU=$WORK/fake-qemu-system-x86_64
 	cat >"$QEMU" <<'FAKE'
 #!/bin/bash
-# Fake QEMU for ci/vm-error-tests.sh: acts out the guest from the command line.
+# Fake QEMU for ci/vm/vm-error-tests.sh: acts out the guest from the command line.
 out= con= pidf= append=
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -152,7 +152,7 @@ expect() {
 run() {
 	local name=$1 t0 rc; shift
 	t0=$SECONDS
-	"$ROOT/ci/vm-run.sh" "${VMOPTS[@]}" --label "$name" --out "$OUT/$name" "$@" >"$OUT/$name.log" 2>&1
+	"$ROOT/ci/vm/vm-run.sh" "${VMOPTS[@]}" --label "$name" --out "$OUT/$name" "$@" >"$OUT/$name.log" 2>&1
 	rc=$?
 	LAST_RC=$rc LAST_T=$((SECONDS - t0))
 }
@@ -164,7 +164,7 @@ run_bg_then() {
 	local dir=$OUT/$name
 	t0=$SECONDS
 	rm -rf "$dir"
-	"$ROOT/ci/vm-run.sh" "${VMOPTS[@]}" --label "$name" --out "$dir" "$@" >"$OUT/$name.log" 2>&1 &
+	"$ROOT/ci/vm/vm-run.sh" "${VMOPTS[@]}" --label "$name" --out "$dir" "$@" >"$OUT/$name.log" 2>&1 &
 	BG=$!
 	if ! wait_for "$dir/console.log" 'fsaio-init: running:' "$boot_wait"; then
 		echo "# $name: the guest command never started"

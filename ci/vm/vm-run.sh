@@ -3,7 +3,7 @@
 # Boot a kernel in QEMU with the host's root filesystem shared read-only and
 # run one command inside; bring its output, exit code and dmesg back.
 #
-#   ci/vm-run.sh --kernel BZIMAGE [options] -- CMD [ARGS...]
+#   ci/vm/vm-run.sh --kernel BZIMAGE [options] -- CMD [ARGS...]
 #
 #   --kernel FILE     bzImage to boot (required)
 #   --label NAME      result label (default: the kernel's release string)
@@ -37,8 +37,8 @@ set -uo pipefail
 # this file cannot break a copy that is already running.
 {
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CI=$ROOT/ci
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+VMDIR=$ROOT/ci/vm
 KERNEL= LABEL= OUT= TIMEOUT=900 MEM= CPUS=2 ACCEL=${FSAIO_VM_ACCEL:-auto}
 DISKS=ext4,xfs DISK_SIZE=2G SLOW=0 MOUNT=1 ICOUNT=0 APPEND= INTERACTIVE=0
 SPLATCHECK=1 VERBOSE=0 PRINT_RELEASE=0
@@ -201,7 +201,7 @@ printf '%s\n' "${CMD[*]//@OUT@//tmp/fsaio-out}" >"$OUT/.vm/cmd.txt"
 
 APPEND_ALL="console=ttyS0,115200 earlyprintk=serial,ttyS0,115200 root=hostroot rootfstype=9p"
 APPEND_ALL+=" rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=524288 ro"
-APPEND_ALL+=" init=$CI/guest-init.sh panic=-1 loglevel=6 net.ifnames=0 $APPEND"
+APPEND_ALL+=" init=$VMDIR/guest-init.sh panic=-1 loglevel=6 net.ifnames=0 $APPEND"
 
 QARGS=(-nodefaults -no-user-config -display none -no-reboot
 	"${ACCEL_ARGS[@]}" -smp "$CPUS" -m "$MEM"
@@ -272,7 +272,7 @@ fi
 # Splats: in the guest's dmesg after the start marker, else the console.
 scanfile=$OUT/dmesg
 [[ -s $scanfile ]] || scanfile=$OUT/console.log
-if [[ -s $scanfile ]] && ! "$CI/splat-scan.sh" --after 'fsaio-vm: command start' "$scanfile" >"$OUT/splats" 2>&1; then
+if [[ -s $scanfile ]] && ! "$VMDIR/splat-scan.sh" --after 'fsaio-vm: command start' "$scanfile" >"$OUT/splats" 2>&1; then
 	nsplat=$(grep -cE "^[0-9]+:" "$OUT/splats")
 	msg "kernel splats in $(basename "$scanfile") ($nsplat lines, see $OUT/splats):"
 	head -5 "$OUT/splats" | sed 's/^/    /' >&2

@@ -3,7 +3,7 @@
 # Plots of a benchmark result, drawn only from bench.json (so they agree
 # with the table `fsaio bench show` prints), as SVG and PNG (gnuplot).
 #
-#   ci/bench-plot.sh BENCH_JSON OUTDIR
+#   ci/bench/bench-plot.sh BENCH_JSON OUTDIR
 #
 #   tracer-throughput   part tracer: IOPS untraced vs traced per engine, ± stddev
 #   table-throughput    part fsaio-table: figures in MB/s (or MiB/s), by workload
