@@ -39,25 +39,22 @@
 # Raw results: $BENCH_OUT/vm/<syncpath|table>-<kernel>[-bN]/ (ci/vm/vm-run.sh
 # output dirs; syncpath.jsonl, table/*.json).
 #
-# Exit status: 0 both part files written (missed goals and skipped kernels
-# are reported in them, not failures); 1 ERROR (a VM run or a measurement
-# failed; the part says which, and the last line printed is the reason);
-# 2 usage.
+# Exit status (harness/exit_status.h): EXIT_PASS both part files written
+# (missed goals and skipped kernels are reported in them, not failures);
+# EXIT_ERROR (5) a VM run or a measurement failed (the part says which, and
+# the last line printed is the reason); EXIT_USAGE (64).
 set -uo pipefail
 # One compound command: editing this file cannot break a running copy.
 {
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT" || exit 1
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT" || die "cannot cd to $ROOT"
 OUT=${BENCH_OUT:-$ROOT/.output/bench}
 PARTS_DIR=
 PARTS=syncpath,fsaio-table
 KERNELS=stock,patched
 BOOTS=2 SLOW=50 RUNTIME=10 SIZE=512M QUICK=0 NORUN=0
 SCHEMA=fsaio-bench/1
-
-msg() { printf '[bench-vm] %s\n' "$*" >&2; }
-usage() { awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0" >&2; exit "${1:-2}"; }
 
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -69,14 +66,15 @@ while [[ $# -gt 0 ]]; do
 	--size) SIZE=$2; shift 2 ;;
 	--quick) QUICK=1; shift ;;
 	--no-run) NORUN=1; shift ;;
-	-h|--help) usage 0 ;;
-	-*) echo "unknown option $1" >&2; usage ;;
-	*) [[ -z $PARTS_DIR ]] || usage; PARTS_DIR=$1; shift ;;
+	-h|--help) usage "$EXIT_PASS" ;;
+	-*) usage_error "unknown option $1" ;;
+	*) [[ -z $PARTS_DIR ]] || usage_error "one PARTS_DIR only"; PARTS_DIR=$1; shift ;;
 	esac
 done
 [[ -n $PARTS_DIR ]] || PARTS_DIR=$OUT/parts
-[[ $BOOTS =~ ^[1-9]$ && $SLOW =~ ^[0-9]+$ && $RUNTIME =~ ^[1-9][0-9]*$ ]] || usage
-mkdir -p "$PARTS_DIR" "$OUT/vm" "$OUT/bin" || exit 1
+[[ $BOOTS =~ ^[1-9]$ && $SLOW =~ ^[0-9]+$ && $RUNTIME =~ ^[1-9][0-9]*$ ]] ||
+	usage_error "--boots takes 1 to 9, --delay and --runtime whole numbers (--runtime > 0)"
+mkdir -p "$PARTS_DIR" "$OUT/vm" "$OUT/bin" || die "cannot create $PARTS_DIR, $OUT/vm"
 PARTS_DIR=$(realpath "$PARTS_DIR")
 
 # syncpath iteration counts: cached 4 KiB ops, 64 KiB reads, cold reads.
@@ -91,10 +89,8 @@ SYNCPATH_REL=$(realpath --relative-to="$ROOT" "$SYNCPATH_BIN" 2>/dev/null || ech
 ERRORS=0
 LAST_ERROR=
 
-now() { date +%s.%N; }
-since() { printf '%.0f' "$(echo "$(now) - $1" | bc)"; }
-
-# kernel_path stock|patched: the bzImage, or "" with KREASON set.
+# resolve_kernel stock|patched: KPATH[k] = the bzImage (with KKEY, KRELEASE),
+# or KREASON[k] = why there is none.
 declare -A KPATH KREASON KRELEASE KKEY
 resolve_kernel() {
 	local k=$1 var bz p=
@@ -120,7 +116,7 @@ resolve_kernel() {
 
 # The JSON pieces go through files: a figure list is too long for argv.
 W=$OUT/vm/.work
-mkdir -p "$W" || exit 1
+mkdir -p "$W" || die "cannot create $W"
 echo '[]' >"$W/empty.json"
 echo '{}' >"$W/none.json"
 
@@ -173,7 +169,7 @@ part_syncpath() {
 				ci/vm/vm-run.sh --kernel "${KPATH[$k]}" --label "syncpath-$k-b$b" --out "$out" \
 					--icount --cpus 1 --disks none --timeout 1800 -- "$(syncpath_cmd)" >/dev/null
 			fi
-			if [[ $(cat "$out/exit-code" 2>/dev/null) != 0 || ! -s $out/syncpath.jsonl ]]; then
+			if [[ $(cat "$out/exit-code" 2>/dev/null) != "$EXIT_PASS" || ! -s $out/syncpath.jsonl ]]; then
 				error "syncpath: $k boot $b: $(cat "$out/result" 2>/dev/null || echo 'no result') ($(tail -1 "$out/stderr" 2>/dev/null))"
 				status=error reason=$LAST_ERROR
 				continue 2
@@ -273,7 +269,7 @@ part_table() {
 			ci/vm/vm-run.sh --kernel "${KPATH[$k]}" --label "table-$k" --out "$out" \
 				--icount --cpus 2 --mem 3G --disks none --timeout 1800 -- "$(table_cmd)" >/dev/null
 		fi
-		if [[ $(cat "$out/exit-code" 2>/dev/null) != 0 || ! -s $out/table/cells.tsv ]]; then
+		if [[ $(cat "$out/exit-code" 2>/dev/null) != "$EXIT_PASS" || ! -s $out/table/cells.tsv ]]; then
 			error "fsaio-table: $k: $(cat "$out/result" 2>/dev/null || echo 'no result') ($(tail -1 "$out/stderr" 2>/dev/null))"
 			status=error reason=$LAST_ERROR
 			continue
@@ -411,7 +407,7 @@ part_table() {
 
 # ============================================================ main
 
-command -v jq >/dev/null || { echo "bench-vm: jq not installed (ci/install-deps.sh)"; exit 1; }
+command -v jq >/dev/null || die "jq not installed (ci/install-deps.sh)"
 for k in stock patched; do resolve_kernel "$k"; done
 msg "kernels: $(kernels_desc)"
 for k in stock patched; do
@@ -424,7 +420,7 @@ T0=$(now)
 msg "done in $(since "$T0") s; parts in $PARTS_DIR"
 if ((ERRORS)); then
 	echo "bench-vm: ERROR: $LAST_ERROR"
-	exit 1
+	exit "$EXIT_ERROR"
 fi
-exit 0
+exit "$EXIT_PASS"
 }

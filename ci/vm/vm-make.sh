@@ -6,27 +6,27 @@
 #   ci/vm/vm-make.sh [vmcheck|vmselftest|vmselftest-errors] [VAR=value...]
 #   e.g. ci/vm/vm-make.sh vmcheck KERNEL=both NOBUILD=1
 #
-# Exit status: 0 PASS, 1 FAIL, 2 ERROR, 4 SKIP (the worst over the kernels:
-# ERROR > FAIL > SKIP > PASS); 2 also when make stopped before a verdict
-# (a failed kernel build, a bad variable).
+# Exit status (harness/exit_status.h): the worst verdict over the kernels,
+# ERROR (5) > FAIL (1) > SKIP (4) > PASS (0); ERROR also when make stopped
+# before a verdict (a failed kernel build, a bad variable).
 set -uo pipefail
 {
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib.sh"
 target=vmcheck
 case ${1:-} in
 vmcheck|vmselftest|vmselftest-errors) target=$1; shift ;;
--h|--help) awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+-h|--help) usage "$EXIT_PASS" ;;
 esac
-st=$(mktemp "${TMPDIR:-/tmp}/fsaio-vmstatus.XXXXXX") || exit 2
+st=$(mktemp "${TMPDIR:-/tmp}/fsaio-vmstatus.XXXXXX") || die "mktemp failed"
 trap 'rm -f "$st"' EXIT
-trap 'exit 2' INT TERM HUP
+trap 'exit "$EXIT_ERROR"' INT TERM HUP
 make -C "$ROOT" --no-print-directory "$target" VMSTATUS="$st" "$@"
 mrc=$?
 code=$(cat "$st" 2>/dev/null)
 if [[ ! $code =~ ^[0-9]+$ ]]; then
-	echo "vm-make: make $target stopped before a verdict (make exit $mrc): ERROR" >&2
-	code=2
+	msg "make $target stopped before a verdict (make exit $mrc): ERROR"
+	code=$EXIT_ERROR
 fi
-echo "vm-make: make $target exited $mrc; verdict exit status $code" >&2
+msg "make $target exited $mrc; verdict exit status $code"
 exit "$code"
 }

@@ -308,7 +308,6 @@ TESTS+=(t_trace_filters)
 # reason; pass/fail/skip/splat/no exit code/QEMU start failure; no QEMU
 # process, temp dir or OUT/.vm left.  The real-QEMU twin: make vmselftest-errors.
 t_vm_error_paths() {
-	command -v bc >/dev/null || { echo "# bc missing (ci/install-deps.sh --vm)"; exit 4; }
 	local out rc
 	out=$(ci/vm/vm-error-tests.sh --fake 2>&1); rc=$?
 	[[ $rc -eq 0 ]] || die "$(grep -E '^(not ok|# )' <<<"$out" | tr '\n' ' ')"
