@@ -133,6 +133,20 @@ part_file() {
 
 error() { msg "ERROR: $*"; ERRORS=$((ERRORS + 1)); LAST_ERROR=$*; }
 
+# vm_result OUT: how the guest command in the vm-run.sh dir OUT ended
+vm_result() { echo "$(cat "$1/result" 2>/dev/null || echo 'no result') ($(tail -1 "$1/stderr" 2>/dev/null))"; }
+
+# part_skipped: in a part function whose status is still ok, a kernel that
+# is missing (missing = the reasons; kinds = the kernels it has figures
+# for) makes the part skipped, with the reasons.
+part_skipped() {
+	[[ $status == ok && ${#missing[@]} -gt 0 ]] || return 0
+	status=skipped
+	reason=$(printf '%s; ' "${missing[@]}")
+	reason=${reason%; }
+	[[ ${#kinds[@]} -eq 0 ]] || reason+="; figures for ${kinds[*]} only, no patched/stock ratios"
+}
+
 kernels_desc() {
 	local k d=
 	for k in stock patched; do
@@ -170,7 +184,7 @@ part_syncpath() {
 					--icount --cpus 1 --disks none --timeout 1800 -- "$(syncpath_cmd)" >/dev/null
 			fi
 			if [[ $(cat "$out/exit-code" 2>/dev/null) != "$EXIT_PASS" || ! -s $out/syncpath.jsonl ]]; then
-				error "syncpath: $k boot $b: $(cat "$out/result" 2>/dev/null || echo 'no result') ($(tail -1 "$out/stderr" 2>/dev/null))"
+				error "syncpath: $k boot $b: $(vm_result "$out")"
 				status=error reason=$LAST_ERROR
 				continue 2
 			fi
@@ -186,10 +200,7 @@ part_syncpath() {
 		done
 		kinds+=("$k")
 	done
-	if [[ $status == ok && ${#missing[@]} -gt 0 ]]; then
-		status=skipped
-		reason="$(IFS='; '; echo "${missing[*]}")$([[ ${#kinds[@]} -gt 0 ]] && echo "; figures for ${kinds[*]} only, no patched/stock ratios")"
-	fi
+	part_skipped
 	msg "syncpath: aggregating $(wc -l <"$raw") measurements"
 	local figs=$W/syncpath-figures.json ratios=$W/syncpath-ratios.json extra=$W/syncpath-extra.json
 	jq -s --arg n "$N_CACHED/$N_64K/$N_COLD" '
@@ -270,7 +281,7 @@ part_table() {
 				--icount --cpus 2 --mem 3G --disks none --timeout 1800 -- "$(table_cmd)" >/dev/null
 		fi
 		if [[ $(cat "$out/exit-code" 2>/dev/null) != "$EXIT_PASS" || ! -s $out/table/cells.tsv ]]; then
-			error "fsaio-table: $k: $(cat "$out/result" 2>/dev/null || echo 'no result') ($(tail -1 "$out/stderr" 2>/dev/null))"
+			error "fsaio-table: $k: $(vm_result "$out")"
 			status=error reason=$LAST_ERROR
 			continue
 		fi
@@ -314,10 +325,7 @@ part_table() {
 		fi
 		kinds+=("$k")
 	done
-	if [[ $status == ok && ${#missing[@]} -gt 0 ]]; then
-		status=skipped
-		reason="$(IFS='; '; echo "${missing[*]}")$([[ ${#kinds[@]} -gt 0 ]] && echo "; figures for ${kinds[*]} only, no patched/stock ratios")"
-	fi
+	part_skipped
 	local figs=$W/table-figures.json ratios=$W/table-ratios.json extra=$W/table-extra.json
 	local cdf=$W/table-cdf.json xcheck=$W/table-xcheck.json
 	jq -s --arg slow "$SLOW" --arg rt "$RUNTIME" --arg size "$SIZE" '

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The error paths of ci/vm/vm-run.sh: a dead guest or a dead QEMU is an ERROR
 # with its reason, never a pass, and leaves no QEMU process, no temp dir
-# and no OUT/.vm behind.  KTAP out, one line per case, with its time.
+# and no OUT/.vm behind.  KTAP out, one line per case, with its time,
+# through the kernel's kselftest/ktap_helpers.sh (tests/e2e/ktap_helpers.sh).
 #
 #   ci/vm/vm-error-tests.sh --kernel BZIMAGE [--out DIR]   real QEMU (make vmselftest-errors)
 #   ci/vm/vm-error-tests.sh --fake [--out DIR]             a fake QEMU, no kernel (tests/e2e)
@@ -20,6 +21,7 @@
 set -uo pipefail
 {
 . "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/e2e/ktap_helpers.sh"
 KERNEL= FAKE=0 OUT=
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -100,17 +102,18 @@ else
 	boot_wait=180 kill_after=2 timeout_case=30
 fi
 
-n=0 failed=0
-CASES=()
-echo "KTAP version 1"
+ktap_print_header
 # vm-run.sh options common to every case.
 VMOPTS=(--accel tcg --disks none --kernel "$KERNEL")
+
+# pidfile DIR: QEMU's pidfile, in vm-run.sh's temp dir, of the run in DIR
+pidfile() { grep -o -- '-pidfile [^ ]*' "$1/vm-run.info" 2>/dev/null | cut -d' ' -f2; }
 
 # Leftovers of the run in DIR: its QEMU (pidfile), any process naming DIR,
 # its temp dir, DIR/.vm.
 leftovers() {
 	local dir=$1 info tmp pid bad=
-	info=$(grep -o -- '-pidfile [^ ]*' "$dir/vm-run.info" 2>/dev/null | cut -d' ' -f2)
+	info=$(pidfile "$dir")
 	tmp=${info%/qemu.pid}
 	[[ -n $tmp && -d $tmp ]] && bad+=" temp dir $tmp;"
 	pid=$(cat "$dir/qemu.pid.seen" 2>/dev/null)
@@ -130,23 +133,30 @@ wait_for() {
 	return 1
 }
 
-# expect NAME RC REGEX WHY: vm-run.sh's rc and result line, then leftovers.
-expect() {
-	local name=$1 want_rc=$2 re=$3 dir=$OUT/$1 rc=$4 t=$5 res bad
-	res=$(cat "$dir/result" 2>/dev/null)
-	bad=$(leftovers "$dir")
-	n=$((n + 1))
-	echo "# $name: vm-run.sh exit $rc, result: ${res:-none} (${t}s)"
-	if [[ $rc != "$want_rc" ]]; then
-		echo "# $name: expected exit $want_rc"; echo "not ok $n $name"; failed=$((failed + 1))
-	elif ! [[ $res =~ $re ]]; then
-		echo "# $name: result does not match /$re/"; echo "not ok $n $name"; failed=$((failed + 1))
-	elif [[ -n $bad ]]; then
-		echo "# $name: left behind:$bad"; echo "not ok $n $name"; failed=$((failed + 1))
+# check NAME WHY: a test result, WHY empty if it passed
+check() {
+	if [[ -n $2 ]]; then
+		echo "# $1: $2"
+		ktap_test_fail "$1"
 	else
-		echo "ok $n $name"
+		ktap_test_pass "$1"
 	fi
 }
+
+# expect NAME WANT_RC REGEX RC SECONDS: vm-run.sh's exit status RC and its
+# result line against WANT_RC and REGEX, then leftovers.
+expect() {
+	local name=$1 want_rc=$2 re=$3 dir=$OUT/$1 rc=$4 t=$5 res bad why=
+	res=$(cat "$dir/result" 2>/dev/null)
+	bad=$(leftovers "$dir")
+	echo "# $name: vm-run.sh exit $rc, result: ${res:-none} (${t}s)"
+	if [[ $rc != "$want_rc" ]]; then why="expected exit $want_rc"
+	elif ! [[ $res =~ $re ]]; then why="result does not match /$re/"
+	elif [[ -n $bad ]]; then why="left behind:$bad"
+	fi
+	check "$name" "$why"
+}
+
 
 # run NAME [vm-run.sh options] -- CMD: run in the foreground.
 run() {
@@ -164,13 +174,14 @@ run_bg_then() {
 	local dir=$OUT/$name
 	t0=$SECONDS
 	rm -rf "$dir"
+	# A simple command, so that $! is vm-run.sh itself (term-runner kills it).
 	"$ROOT/ci/vm/vm-run.sh" "${VMOPTS[@]}" --label "$name" --out "$dir" "$@" >"$OUT/$name.log" 2>&1 &
 	BG=$!
 	if ! wait_for "$dir/console.log" 'fsaio-init: running:' "$boot_wait"; then
 		echo "# $name: the guest command never started"
 	fi
 	sleep "$kill_after"
-	info=$(grep -o -- '-pidfile [^ ]*' "$dir/vm-run.info" 2>/dev/null | cut -d' ' -f2)
+	info=$(pidfile "$dir")
 	pid=$(cat "$info" 2>/dev/null)
 	echo "$pid" >"$dir/qemu.pid.seen"
 	case $action in
@@ -184,7 +195,7 @@ run_bg_then() {
 
 plan=6
 ((FAKE)) && plan=13
-echo "1..$plan"
+ktap_set_plan "$plan"
 
 run_bg_then qemu_killed kill-qemu -- 'sleep 300'
 expect qemu_killed "$EXIT_ERROR" "^ERROR rc=$EXIT_ERROR QEMU killed by signal 9" $LAST_RC $LAST_T
@@ -219,15 +230,8 @@ if ((FAKE)); then
 fi
 
 # Nothing of any case in our private TMPDIR.
-n=$((n + 1))
 left=$(ls -A "$TMPDIR" | tr '\n' ' ')
-if [[ -n $left ]]; then
-	echo "# temp files left in TMPDIR: $left"
-	echo "not ok $n no_temp_files"; failed=$((failed + 1))
-else
-	echo "ok $n no_temp_files"
-fi
-echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
-((failed == 0)) && exit "$EXIT_PASS"
-exit "$EXIT_FAIL"
+check no_temp_files "${left:+temp files left in TMPDIR: $left}"
+# EXIT_PASS when every planned case passed, else EXIT_FAIL (kselftest's 0/1)
+ktap_finished
 }
