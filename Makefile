@@ -122,6 +122,6 @@ vmlinux:
 clean:
 	rm -rf $(OUTPUT) fsaio
 
-# Kernel builds and QEMU runs (make kernels, make vmcheck) live in ci/vm.mk.
--include ci/vm.mk
--include ci/bench.mk
+# Kernel builds and QEMU runs (make kernels, make vmcheck) live in ci/vm/vm.mk.
+-include ci/vm/vm.mk
+-include ci/bench/bench.mk

@@ -4,9 +4,11 @@
 # (kselftest_harness), the end-to-end tests on the running kernel, and with
 # --vm KERNELS the workload suite inside QEMU on those kernels (make vmcheck;
 # KERNELS = both | stock | patched; builds them unless cached).
-# Ends with the line "N passed, N failed, N skipped".
+# Ends with the line "N passed, N failed, N skipped"; exit status EXIT_PASS
+# or EXIT_FAIL (harness/exit_status.h, through ci/lib.sh).
 set -u
 cd "$(dirname "$0")/.."
+. ci/lib.sh
 pass=0 fail=0 skip=0
 VM=
 if [[ ${1:-} == --vm ]]; then VM=$2; shift 2; fi
@@ -29,7 +31,7 @@ for t in "$@"; do
 		fail=$((fail + 1))
 		continue
 	fi
-	if [[ $rc -ne 0 && $rc -ne 4 ]]; then
+	if [[ $rc -ne $EXIT_PASS && $rc -ne $EXIT_SKIP ]]; then
 		echo "$out" | grep -E '^(not ok|#)' | grep -v '^# *$'
 	fi
 	echo "# unit: $(grep -E '^# Totals' <<<"$out") ($t)"
@@ -78,4 +80,5 @@ vm_tier() {
 [[ -n $VM ]] && vm_tier
 
 echo "$pass passed, $fail failed, $skip skipped"
-[[ $fail -eq 0 ]]
+((fail == 0)) && exit "$EXIT_PASS"
+exit "$EXIT_FAIL"

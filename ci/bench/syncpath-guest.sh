@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Guest side of ci/bench-vm.sh part "syncpath": instructions per synchronous
-# operation, in a guest booted with `ci/vm-run.sh --icount --cpus 1`.
+# Guest side of ci/bench/bench-vm.sh part "syncpath": instructions per synchronous
+# operation, in a guest booted with `ci/vm/vm-run.sh --icount --cpus 1`.
 #
 #   ci/bench/syncpath-guest.sh OUTFILE SYNCPATH-BINARY N_CACHED N_64K N_COLD PASSES
 #
@@ -12,6 +12,7 @@
 # pass 2: all again), so a repeat is separated by other work, as a second run
 # would be.
 set -u
+. "$(dirname "$0")/../lib.sh"
 out=$1 bin=$2 n=$3 n64=$4 ncold=$5 passes=$6
 sysctl=/proc/sys/fs/aio-buffered-async
 
@@ -27,15 +28,15 @@ sysctl=/proc/sys/fs/aio-buffered-async
 # (below 50 it busy-polls); the waits are idle virtual time, skipped.
 delay=50
 store=/run/fsaio-syncpath-store dir=/run/fsaio-syncpath
-mkdir -p $store $dir && mount -t tmpfs -o size=160m tmpfs $store || exit 1
-truncate -s 128M $store/disk.img || exit 1
-loopdev=$(losetup -f --show $store/disk.img) || { echo "losetup failed" >&2; exit 1; }
+mkdir -p $store $dir && mount -t tmpfs -o size=160m tmpfs $store || exit "$EXIT_ERROR"
+truncate -s 128M $store/disk.img || exit "$EXIT_ERROR"
+loopdev=$(losetup -f --show $store/disk.img) || die "losetup failed"
 dmsetup create fsaio-syncpath --table "0 $(blockdev --getsz "$loopdev") delay $loopdev 0 $delay" ||
-	{ echo "dmsetup create (dm-delay) failed" >&2; exit 1; }
+	die "dmsetup create (dm-delay) failed"
 dmsetup mknodes fsaio-syncpath 2>/dev/null
 dev=/dev/mapper/fsaio-syncpath
-mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dev" || exit 1
-mount -t ext4 "$dev" $dir || exit 1
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dev" || exit "$EXIT_ERROR"
+mount -t ext4 "$dev" $dir || exit "$EXIT_ERROR"
 
 # No periodic writeback while measuring: the buffered-write loop re-dirties
 # one page, and flusher I/O would interleave device interrupts with it.
@@ -46,12 +47,12 @@ for pass in $(seq "$passes"); do
 	for cfg in $cfgs; do
 		case $cfg in async0) echo 0 >$sysctl ;; async1) echo 1 >$sysctl ;; esac
 		sync
-		"$bin" -d "$dir" -c 0 -r 1 -n "$n" -t "$cfg.p$pass" pread4k write4k >>"$out" || exit 1
-		"$bin" -d "$dir" -c 0 -r 1 -n "$n64" -t "$cfg.p$pass" pread64k >>"$out" || exit 1
-		"$bin" -d "$dir" -c 0 -r 1 -n "$ncold" -w 200 -t "$cfg.p$pass" cold4k >>"$out" || exit 1
+		"$bin" -d "$dir" -c 0 -r 1 -n "$n" -t "$cfg.p$pass" pread4k write4k >>"$out" || exit "$EXIT_ERROR"
+		"$bin" -d "$dir" -c 0 -r 1 -n "$n64" -t "$cfg.p$pass" pread64k >>"$out" || exit "$EXIT_ERROR"
+		"$bin" -d "$dir" -c 0 -r 1 -n "$ncold" -w 200 -t "$cfg.p$pass" cold4k >>"$out" || exit "$EXIT_ERROR"
 	done
 done
 [ -e $sysctl ] && echo 1 >$sysctl
 rm -f "$dir"/{pread4k,pread64k,cold4k,write4k}
 umount $dir && dmsetup remove fsaio-syncpath && losetup -d "$loopdev"
-exit 0
+exit "$EXIT_PASS"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * syncpath: cost of one synchronous file operation, for ci/bench-vm.sh.
+ * syncpath: cost of one synchronous file operation, for ci/bench/bench-vm.sh.
  *
- * Meant for a guest booted with `ci/vm-run.sh --icount` (QEMU
+ * Meant for a guest booted with `ci/vm/vm-run.sh --icount` (QEMU
  * -icount shift=0,sleep=off): there the guest's clocks advance one
  * nanosecond per executed instruction, so a time delta IS an instruction
  * count.  Built on the host (gcc -O2 -static is not needed: the guest runs

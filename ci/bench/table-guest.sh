@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Guest side of ci/bench-vm.sh part "fsaio-table": run every configuration
+# Guest side of ci/bench/bench-vm.sh part "fsaio-table": run every configuration
 # of the modern FSAIO table on this kernel, one fio run per cell, on the
-# slow ext4 scratch disk (ci/vm-run.sh --slow MS --disks ext4).
+# slow ext4 scratch disk (ci/vm/vm-run.sh --slow MS --disks ext4).
 #
 #   ci/bench/table-guest.sh OUTDIR RUNTIME SIZE DELAY_MS [CELL-FILTER] [XCHECK-RUNTIME]
 #
 # The device is made here, in guest RAM, so that no I/O leaves the guest: a
 # file on a private tmpfs, a loop device on it, dm-delay (DELAY_MS per read,
-# write and flush) over that, ext4 on top.  Under `ci/vm-run.sh --icount`
+# write and flush) over that, ext4 on top.  Under `ci/vm/vm-run.sh --icount`
 # the whole run is then a function of the guest's instructions and its
 # timers: the disk latency is exactly DELAY_MS of virtual time (plus the
 # jiffy rounding of dm-delay's timer), the CPU a 1-instruction-per-ns
@@ -27,26 +27,26 @@
 # libaio-direct.  Workloads: randread, read (sequential), O_SYNC write
 # (sequential), each at 64 KiB x iodepth 64 and 4 KiB x iodepth 32.
 set -u
+. "$(dirname "$0")/../lib.sh"
 out=$1 runtime=$2 size=$3 delay=$4 filter=${5:-} xruntime=${6:-5}
-mkdir -p "$out" || exit 1
-bytes=$(numfmt --from=iec "$size") || exit 1
+mkdir -p "$out" || exit "$EXIT_ERROR"
+bytes=$(numfmt --from=iec "$size") || exit "$EXIT_ERROR"
 # The backing store: the file, plus room for ext4's metadata and journal.
 store=/run/fsaio-bench-store
-mkdir -p $store && mount -t tmpfs -o size=$(( bytes / 1048576 + 256 ))m tmpfs $store || exit 1
-truncate -s $(( bytes / 1048576 + 192 ))M $store/disk.img || exit 1
-loopdev=$(losetup -f --show $store/disk.img) || { echo "losetup failed" >&2; exit 1; }
+mkdir -p $store && mount -t tmpfs -o size=$(( bytes / 1048576 + 256 ))m tmpfs $store || exit "$EXIT_ERROR"
+truncate -s $(( bytes / 1048576 + 192 ))M $store/disk.img || exit "$EXIT_ERROR"
+loopdev=$(losetup -f --show $store/disk.img) || die "losetup failed"
 sectors=$(blockdev --getsz "$loopdev")
 dmsetup create fsaio-bench --table "0 $sectors delay $loopdev 0 $delay $loopdev 0 $delay $loopdev 0 $delay" ||
-	{ echo "dmsetup create (dm-delay) failed" >&2; exit 1; }
+	die "dmsetup create (dm-delay) failed"
 dmsetup mknodes fsaio-bench 2>/dev/null
 dev=/dev/mapper/fsaio-bench
-mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dev" || exit 1
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dev" || exit "$EXIT_ERROR"
 dir=/run/fsaio-bench
-mkdir -p $dir && mount -t ext4 "$dev" $dir || exit 1
+mkdir -p $dir && mount -t ext4 "$dev" $dir || exit "$EXIT_ERROR"
 file=$dir/bench.dat
 sysctl=/proc/sys/fs/aio-buffered-async
-root=$(cd "$(dirname "$0")/../.." && pwd)
-jobfile=$root/ci/bench/table.fio
+jobfile=$ROOT/ci/bench/table.fio
 
 {
 	echo "release=$(uname -r)"
@@ -59,11 +59,11 @@ jobfile=$root/ci/bench/table.fio
 } >"$out/env"
 
 # Lay the file out once: allocated, written, on disk.
-t0=$(date +%s.%N)
-fallocate -l "$size" "$file" || exit 1
+t0=$(now)
+fallocate -l "$size" "$file" || exit "$EXIT_ERROR"
 dd if=/dev/zero of="$file" bs=1M count=$(( bytes >> 20 )) \
-	conv=notrunc,fsync status=none || exit 1
-echo "layout $size: $(echo "$(date +%s.%N) - $t0" | bc) s" >&2
+	conv=notrunc,fsync status=none || exit "$EXIT_ERROR"
+echo "layout $size: $(since "$t0" 1) s" >&2
 
 configs=("libaio-buffered:libaio:0" "io_uring-buffered:io_uring:0" "libaio-direct:libaio:1")
 [ -e $sysctl ] && configs+=("libaio-buffered-async0:libaio:0")
@@ -92,13 +92,13 @@ for w in "${workloads[@]}"; do
 		fio --name=warm --filename=/run/fsaio-bench-warm --size=4m --ioengine=$engine \
 			--rw=$rw --bs=$bs --iodepth=$depth --sync=$sync --output=/dev/null >/dev/null 2>&1
 		rm -f /run/fsaio-bench-warm
-		t0=$(date +%s.%N)
+		t0=$(now)
 		BENCH_FILE=$file BENCH_SIZE=$size BENCH_ENGINE=$engine BENCH_DIRECT=$direct \
 		BENCH_SYNC=$sync BENCH_RW=$rw BENCH_BS=$bs BENCH_DEPTH=$depth \
 		BENCH_RUNTIME=$runtime \
 			fio --output-format=json --output="$out/$cell.json" "$jobfile" 2>"$out/$cell.err"
 		rc=$?
-		secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+		secs=$(since "$t0" 1)
 		printf '%s\t%s\t%s\t%s\t%s\n' "$cname" "$wname" "$cell.json" "$rc" "$secs" >>"$out/cells.tsv"
 		echo "cell $cell: fio rc=$rc, ${secs}s" >&2
 		[ $rc = 0 ] || echo "cell $cell: fio exited $rc: $(tail -1 "$out/$cell.err")" >&2
@@ -107,12 +107,12 @@ done
 [ -e $sysctl ] && echo 1 >$sysctl
 
 # Cross-check: fio's submit latency against the traced io_submit time.
-if [ "$xruntime" != 0 ] && [ -x "$root/fsaio" ] && [[ -z $filter || libaio-buffered__randread-4k =~ $filter ]]; then
+if [ "$xruntime" != 0 ] && [ -x "$ROOT/fsaio" ] && [[ -z $filter || libaio-buffered__randread-4k =~ $filter ]]; then
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	BENCH_FILE=$file BENCH_SIZE=$size BENCH_ENGINE=libaio BENCH_DIRECT=0 \
 	BENCH_SYNC=0 BENCH_RW=randread BENCH_BS=4k BENCH_DEPTH=32 BENCH_RUNTIME=$xruntime \
-		"$root/fsaio" check --json "$out/xcheck.json" -- \
+		"$ROOT/fsaio" check --json "$out/xcheck.json" -- \
 		fio --output-format=json --output="$out/xcheck-fio.json" "$jobfile" \
 		>"$out/xcheck.ktap" 2>"$out/xcheck.err"
 	echo "xcheck: fsaio check rc=$?" >&2
@@ -120,4 +120,4 @@ fi
 umount $dir
 dmsetup remove fsaio-bench
 losetup -d "$loopdev"
-exit 0
+exit "$EXIT_PASS"

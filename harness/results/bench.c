@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fsaio bench: helpers for `make bench` (ci/bench.sh).
+ * fsaio bench: helpers for `make bench` (ci/bench/bench.sh).
  *
  *   fsaio bench show [--all] FILE   print a bench.json (fsaio-bench/1) as a table
  *   fsaio bench pin FILE    keep FILE's pages in the page cache until SIGINT/SIGTERM

@@ -1,58 +1,54 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # End-to-end tests of fsaio on the running kernel: real BPF, real fio,
-# real libaio/io_uring, real loop devices.  KTAP out; the last line is a
-# kselftest "# Totals:" line that tests/run-all.sh adds up.
+# real libaio/io_uring, real loop devices.  KTAP out through the kernel's
+# tools/testing/selftests/kselftest/ktap_helpers.sh (vendored unchanged as
+# tests/e2e/ktap_helpers.sh); the last line is its kselftest "# Totals:"
+# line, which tests/run-all.sh adds up.  Each test is a function run in a
+# subshell: exit status EXIT_PASS, EXIT_SKIP or anything else for a
+# failure (harness/exit_status.h, through ci/lib.sh).
 set -u
 cd "$(dirname "$0")/../.."
+. ci/lib.sh
+. tests/e2e/ktap_helpers.sh
 FSAIO=./fsaio
 WORK=$(mktemp -d /var/tmp/fsaio-e2e.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-n=0 pass=0 fail=0 skip=0
 TESTS=()
 
-ktap_result() {	# name rc(0 ok, 1 fail, 4 skip) [reason]
-	n=$((n + 1))
-	case $2 in
-	0) echo "ok $n $1"; pass=$((pass + 1)) ;;
-	4) echo "ok $n $1 # SKIP ${3:-}"; skip=$((skip + 1)) ;;
-	*) echo "not ok $n $1${3:+ # $3}"; fail=$((fail + 1)) ;;
-	esac
-}
-
-# Fail the current test with a message (tests run in subshells).
-die() { echo "# $*"; exit 1; }
-need_root() { [[ $(id -u) -eq 0 ]] || { echo "# needs root"; exit 4; }; }
+# Fail the current test with a message.
+fail() { echo "# $*"; exit "$EXIT_FAIL"; }
+need_root() { [[ $(id -u) -eq 0 ]] || { echo "# needs root"; exit "$EXIT_SKIP"; }; }
 # jq FILE FILTER: evaluate, fail if null/false/error
 jqv() { jq -er "$2" "$1" 2>/dev/null; }
 leftovers() {	# nothing of ours mounted or attached
-	! grep -q fsaio /proc/mounts || die "scratch mount left behind: $(grep fsaio /proc/mounts)"
-	! losetup -a 2>/dev/null | grep -q fsaio || die "loop device left behind: $(losetup -a | grep fsaio)"
-	! pgrep -f 'fsaio-e2e-marker' >/dev/null || die "workload process left behind"
+	! grep -q fsaio /proc/mounts || fail "scratch mount left behind: $(grep fsaio /proc/mounts)"
+	! losetup -a 2>/dev/null | grep -q fsaio || fail "loop device left behind: $(losetup -a | grep fsaio)"
+	! pgrep -f 'fsaio-e2e-marker' >/dev/null || fail "workload process left behind"
 }
 
 # ---------------------------------------------------------------- usage
 t_help() {
-	$FSAIO --help | grep -q "Usage: fsaio" || die "no usage"
-	$FSAIO check --help | grep -q -- "-- CMD" || die "check --help lacks '-- CMD'"
-	$FSAIO trace --help | grep -q -- "--duration" || die "trace --help lacks --duration"
+	$FSAIO --help | grep -q "Usage: fsaio" || fail "no usage"
+	$FSAIO check --help | grep -q -- "-- CMD" || fail "check --help lacks '-- CMD'"
+	$FSAIO trace --help | grep -q -- "--duration" || fail "trace --help lacks --duration"
 }
 TESTS+=(t_help)
 
 t_bad_input() {
 	local out rc
 	out=$($FSAIO frobnicate 2>&1); rc=$?
-	[[ $rc -eq 64 && $out == "fsaio: unknown command"* ]] || die "unknown command: rc=$rc '$out'"
+	[[ $rc -eq $EXIT_USAGE && $out == "fsaio: unknown command"* ]] || fail "unknown command: rc=$rc '$out'"
 	out=$($FSAIO check --no-such-flag 2>&1); rc=$?
-	[[ $rc -eq 64 ]] || die "unknown flag: rc=$rc"
+	[[ $rc -eq $EXIT_USAGE ]] || fail "unknown flag: rc=$rc"
 	out=$($FSAIO check no_such_workload 2>&1); rc=$?
-	[[ $rc -eq 64 && $out == *"unknown workload 'no_such_workload'"* ]] || die "unknown workload: rc=$rc '$out'"
+	[[ $rc -eq $EXIT_USAGE && $out == *"unknown workload 'no_such_workload'"* ]] || fail "unknown workload: rc=$rc '$out'"
 	out=$($FSAIO trace -d abc 2>&1); rc=$?
-	[[ $rc -eq 64 ]] || die "bad duration: rc=$rc"
+	[[ $rc -eq $EXIT_USAGE ]] || fail "bad duration: rc=$rc"
 	out=$($FSAIO replay /nonexistent/log 2>&1); rc=$?
-	[[ $rc -eq 64 && $out == *"cannot open"* ]] || die "missing log: rc=$rc '$out'"
+	[[ $rc -eq $EXIT_USAGE && $out == *"cannot open"* ]] || fail "missing log: rc=$rc '$out'"
 	out=$($FSAIO check -- 2>&1); rc=$?
-	[[ $rc -eq 64 ]] || die "empty command: rc=$rc '$out'"
+	[[ $rc -eq $EXIT_USAGE ]] || fail "empty command: rc=$rc '$out'"
 }
 TESTS+=(t_bad_input)
 
@@ -60,8 +56,8 @@ t_not_root() {
 	need_root
 	local out rc
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups $FSAIO check -- true 2>&1); rc=$?
-	[[ $rc -eq 4 && $out == *"needs root"* ]] || die "not root: rc=$rc '$out'"
-	[[ $(wc -l <<<"$out") -eq 1 ]] || die "not one line: '$out'"
+	[[ $rc -eq $EXIT_SKIP && $out == *"needs root"* ]] || fail "not root: rc=$rc '$out'"
+	[[ $(wc -l <<<"$out") -eq 1 ]] || fail "not one line: '$out'"
 }
 TESTS+=(t_not_root)
 
@@ -69,7 +65,7 @@ t_no_btf() {
 	need_root
 	local out rc
 	out=$(FSAIO_BTF=/nonexistent/vmlinux $FSAIO check -- true 2>&1); rc=$?
-	[[ $rc -eq 4 && $out == *"BTF"* ]] || die "no BTF: rc=$rc '$out'"
+	[[ $rc -eq $EXIT_SKIP && $out == *"BTF"* ]] || fail "no BTF: rc=$rc '$out'"
 }
 TESTS+=(t_no_btf)
 
@@ -77,7 +73,7 @@ t_command_not_found() {
 	need_root
 	local out rc
 	out=$($FSAIO check -- /nonexistent/prog 2>&1); rc=$?
-	[[ $rc -eq 64 && $out == *"cannot run '/nonexistent/prog'"* ]] || die "rc=$rc '$out'"
+	[[ $rc -eq $EXIT_USAGE && $out == *"cannot run '/nonexistent/prog'"* ]] || fail "rc=$rc '$out'"
 	leftovers
 }
 TESTS+=(t_command_not_found)
@@ -86,7 +82,7 @@ t_command_fails() {
 	need_root
 	local out rc
 	out=$($FSAIO check -- sh -c 'exit 3' 2>&1); rc=$?
-	[[ $rc -eq 1 && $out == *"not ok 1 workload_exit"* ]] || die "rc=$rc '$out'"
+	[[ $rc -eq $EXIT_FAIL && $out == *"not ok 1 workload_exit"* ]] || fail "rc=$rc '$out'"
 }
 TESTS+=(t_command_fails)
 
@@ -94,7 +90,7 @@ t_command_hangs() {
 	need_root
 	local out rc
 	out=$($FSAIO check --timeout 2 -- sh -c 'sleep 600 # fsaio-e2e-marker' 2>&1); rc=$?
-	[[ $rc -eq 5 && $out == *"hung: killed after 2 s"* ]] || die "rc=$rc '$out'"
+	[[ $rc -eq $EXIT_ERROR && $out == *"hung: killed after 2 s"* ]] || fail "rc=$rc '$out'"
 	sleep 0.5
 	leftovers
 }
@@ -108,8 +104,8 @@ t_interrupted() {
 	sleep 4
 	kill -INT $pid
 	wait $pid; rc=$?
-	[[ $rc -eq 5 ]] || die "interrupted run: rc=$rc: $(cat "$WORK/int.out")"
-	grep -q "interrupted" "$WORK/int.out" || die "no 'interrupted' message"
+	[[ $rc -eq $EXIT_ERROR ]] || fail "interrupted run: rc=$rc: $(cat "$WORK/int.out")"
+	grep -q "interrupted" "$WORK/int.out" || fail "no 'interrupted' message"
 	sleep 0.5
 	leftovers
 }
@@ -131,17 +127,17 @@ t_fio_libaio_cold_exact() {
 	out=$($FSAIO check --json "$WORK/la.json" -- \
 	      bash -c "$(declare -f fio_cold_reads); WORK=$WORK fio_cold_reads libaio $WORK/fio-la.json" 2>&1); rc=$?
 	echo "$out" | grep -E '^ *(not ok|ok [0-9]+ nonblocking|# nonblocking)' | head -5
-	[[ $rc -eq 0 ]] || die "fsaio check rc=$rc: $out"
+	[[ $rc -eq $EXIT_PASS ]] || fail "fsaio check rc=$rc: $out"
 	ios=$(jq '.jobs[0].read.total_ios' "$WORK/fio-la.json")
 	sub=$(jqv "$WORK/la.json" '.engines.libaio.submitted')
 	comp=$(jqv "$WORK/la.json" '.engines.libaio.completed')
 	blocked=$(jqv "$WORK/la.json" '.engines.libaio.blocked_in_submit')
 	echo "# fio total_ios=$ios traced submitted=$sub completed=$comp blocked_in_submit=$blocked"
-	[[ $ios -gt 0 && $sub -eq $ios && $comp -eq $ios ]] || die "counts differ"
+	[[ $ios -gt 0 && $sub -eq $ios && $comp -eq $ios ]] || fail "counts differ"
 	# Stock kernel: io_submit sleeps in page waits, reported XFAIL with the count.
 	if ! jqv "$WORK/la.json" '.kernel.features.fsaio_tracepoints' >/dev/null; then
-		[[ $blocked -gt 0 ]] || die "stock kernel but no blocking seen in io_submit"
-		jqv "$WORK/la.json" '.invariants[] | select(.name=="nonblocking_submit_libaio") | select(.verdict=="xfail") | .detail' || die "not XFAIL"
+		[[ $blocked -gt 0 ]] || fail "stock kernel but no blocking seen in io_submit"
+		jqv "$WORK/la.json" '.invariants[] | select(.name=="nonblocking_submit_libaio") | select(.verdict=="xfail") | .detail' || fail "not XFAIL"
 	fi
 }
 TESTS+=(t_fio_libaio_cold_exact)
@@ -151,15 +147,15 @@ t_fio_io_uring_cold_exact() {
 	local out rc ios sub comp blocked
 	out=$($FSAIO check --json "$WORK/iu.json" -- \
 	      bash -c "$(declare -f fio_cold_reads); WORK=$WORK fio_cold_reads io_uring $WORK/fio-iu.json" 2>&1); rc=$?
-	[[ $rc -eq 0 ]] || die "fsaio check rc=$rc: $out"
+	[[ $rc -eq $EXIT_PASS ]] || fail "fsaio check rc=$rc: $out"
 	ios=$(jq '.jobs[0].read.total_ios' "$WORK/fio-iu.json")
 	sub=$(jqv "$WORK/iu.json" '.engines.io_uring.submitted')
 	comp=$(jqv "$WORK/iu.json" '.engines.io_uring.completed')
 	blocked=$(jqv "$WORK/iu.json" '.engines.io_uring.blocked_in_submit')
 	echo "# fio total_ios=$ios traced submitted=$sub completed=$comp blocked_in_submit=$blocked"
-	[[ $ios -gt 0 && $sub -eq $ios && $comp -eq $ios && $blocked -eq 0 ]] || die "counts differ or blocked"
-	jqv "$WORK/iu.json" '.invariants[] | select(.name=="exactly_once") | select(.verdict=="pass")' >/dev/null || die "exactly_once not pass"
-	jqv "$WORK/iu.json" '.invariants[] | select(.name=="nonblocking_submit_io_uring") | select(.verdict=="pass")' >/dev/null || die "nonblocking_submit_io_uring not pass"
+	[[ $ios -gt 0 && $sub -eq $ios && $comp -eq $ios && $blocked -eq 0 ]] || fail "counts differ or blocked"
+	jqv "$WORK/iu.json" '.invariants[] | select(.name=="exactly_once") | select(.verdict=="pass")' >/dev/null || fail "exactly_once not pass"
+	jqv "$WORK/iu.json" '.invariants[] | select(.name=="nonblocking_submit_io_uring") | select(.verdict=="pass")' >/dev/null || fail "nonblocking_submit_io_uring not pass"
 }
 TESTS+=(t_fio_io_uring_cold_exact)
 
@@ -169,40 +165,41 @@ t_suite() {
 	local rc
 	$FSAIO check --json "$WORK/suite.json" --record "$WORK/suite.log" >"$WORK/suite.ktap" 2>&1; rc=$?
 	sed 's/^/# /' "$WORK/suite.ktap" | grep -E '^# *(not ok|ok [0-9]+ [a-z_]+$|# [a-z_]+:)' | head -60
-	[[ $rc -eq 0 ]] || die "suite rc=$rc"
+	[[ $rc -eq $EXIT_PASS ]] || fail "suite rc=$rc"
 	for k in '.kernel.release' '.kernel.features' '.engines.libaio.submitted' \
 		 '.engines.io_uring.punts' '.wait_sites' '.lost_events' '.invariants[0].verdict'; do
-		jq -e "$k != null" "$WORK/suite.json" >/dev/null || die "JSON lacks $k"
+		jq -e "$k != null" "$WORK/suite.json" >/dev/null || fail "JSON lacks $k"
 	done
-	[[ $(jq '.lost_events' "$WORK/suite.json") -eq 0 ]] || die "lost events"
+	[[ $(jq '.lost_events' "$WORK/suite.json") -eq 0 ]] || fail "lost events"
 	leftovers
 }
 TESTS+=(t_suite)
 
 t_replay() {
 	need_root
-	[[ -s $WORK/suite.log ]] || { echo "# needs t_suite's log"; exit 4; }
+	[[ -s $WORK/suite.log ]] || { echo "# needs t_suite's log"; exit "$EXIT_SKIP"; }
 	local rc
 	$FSAIO replay --json "$WORK/replay.json" "$WORK/suite.log" >"$WORK/replay.ktap"; rc=$?
-	[[ $rc -eq 0 ]] || die "replay rc=$rc"
+	[[ $rc -eq $EXIT_PASS ]] || fail "replay rc=$rc"
 	# The trace verdicts of replay equal those of the live run.
 	diff <(jq -c '[.runs[].invariants[] | select(.name|test("^workload")|not) | [.name,.verdict,.observations]]' "$WORK/suite.json") \
 	     <(jq -c '[.runs[].invariants[] | select(.name|test("^workload")|not) | [.name,.verdict,.observations]]' "$WORK/replay.json") ||
-		die "replay verdicts differ from the live run"
-	# Truncated log: ERROR (exit 5), never a pass.
+		fail "replay verdicts differ from the live run"
+	# Truncated log: ERROR, never a pass.
 	head -c $(( $(stat -c %s "$WORK/suite.log") - 100 )) "$WORK/suite.log" >"$WORK/trunc.log"
 	$FSAIO replay "$WORK/trunc.log" >"$WORK/trunc.ktap" 2>&1; rc=$?
-	[[ $rc -eq 5 ]] || die "truncated log: rc=$rc"
-	grep -q "not ok [0-9]* trace_integrity" "$WORK/trunc.ktap" || die "truncated log: trace_integrity not failed"
+	[[ $rc -eq $EXIT_ERROR ]] || fail "truncated log: rc=$rc"
+	grep -q "not ok [0-9]* trace_integrity" "$WORK/trunc.ktap" || fail "truncated log: trace_integrity not failed"
 	echo garbage >"$WORK/garbage.log"
 	$FSAIO replay "$WORK/garbage.log" >/dev/null 2>&1; rc=$?
-	[[ $rc -eq 64 ]] || die "garbage log: rc=$rc"
+	[[ $rc -eq $EXIT_USAGE ]] || fail "garbage log: rc=$rc"
 }
 TESTS+=(t_replay)
 
 # ------------------------------------------------ compare (no root needed)
 # Two benchmark results: a change beyond the noise rule is "*", one within
-# it "~"; --strict turns "*" into exit 1; bad inputs exit 2 with the reason.
+# it "~"; --strict turns "*" into EXIT_FAIL; bad inputs are EXIT_USAGE with
+# the reason.
 t_compare() {
 	local out rc
 	jq -n '{schema: "fsaio-bench/1", generated: "A", host: {kernel: "k"}, parts: [],
@@ -213,35 +210,35 @@ t_compare() {
 	jq '.figures[0] |= (.value = 120 | .samples = [119, 120, 121]) | .figures[1].value = 55
 	    | del(.figures[2]) | .ratios[0] |= (.value = 0.98 | .met = true)' "$WORK/a.json" >"$WORK/b.json"
 	out=$($FSAIO compare "$WORK/a.json" "$WORK/b.json" 2>&1); rc=$?
-	[[ $rc -eq 0 ]] || die "compare rc=$rc: $out"
-	grep -Eq '^p\.a\.w\.iops +100±1 +120±1 +1\.200 +IOPS +\*$' <<<"$out" || die "no '*' row for iops: $out"
-	grep -Eq '^p\.a\.w\.ns .* 1\.100 +ns +~$' <<<"$out" || die "no '~' row for ns: $out"
-	grep -Eq '^p\.a\.w\.gone .*\(absent\) .* -$' <<<"$out" || die "no absent row: $out"
-	grep -q 'goal >= 0.97: A MISSED, B met' <<<"$out" || die "no goal line: $out"
+	[[ $rc -eq $EXIT_PASS ]] || fail "compare rc=$rc: $out"
+	grep -Eq '^p\.a\.w\.iops +100±1 +120±1 +1\.200 +IOPS +\*$' <<<"$out" || fail "no '*' row for iops: $out"
+	grep -Eq '^p\.a\.w\.ns .* 1\.100 +ns +~$' <<<"$out" || fail "no '~' row for ns: $out"
+	grep -Eq '^p\.a\.w\.gone .*\(absent\) .* -$' <<<"$out" || fail "no absent row: $out"
+	grep -q 'goal >= 0.97: A MISSED, B met' <<<"$out" || fail "no goal line: $out"
 	$FSAIO compare --strict "$WORK/a.json" "$WORK/b.json" >/dev/null 2>&1; rc=$?
-	[[ $rc -eq 1 ]] || die "--strict with a significant change: rc=$rc"
-	$FSAIO compare --strict "$WORK/a.json" "$WORK/a.json" >/dev/null 2>&1 || die "--strict on identical files failed"
-	$FSAIO bench show "$WORK/a.json" | grep -Eq '^p\.w\.ratio +0\.9000 .*>= 0\.97 +MISSED' || die "bench show: no MISSED ratio"
+	[[ $rc -eq $EXIT_FAIL ]] || fail "--strict with a significant change: rc=$rc"
+	$FSAIO compare --strict "$WORK/a.json" "$WORK/a.json" >/dev/null 2>&1 || fail "--strict on identical files failed"
+	$FSAIO bench show "$WORK/a.json" | grep -Eq '^p\.w\.ratio +0\.9000 .*>= 0\.97 +MISSED' || fail "bench show: no MISSED ratio"
 	# Two check results: counters compared, verdict changes marked "!".
 	jq -n '{schema: 1, mode: "check", verdict: "pass", kernel: {release: "k"},
 		engines: {libaio: {submitted: 64, completed: 64}}, lost_events: 0, runs: []}' >"$WORK/c1.json"
 	jq '.verdict = "fail" | .engines.libaio.completed = 63' "$WORK/c1.json" >"$WORK/c2.json"
-	out=$($FSAIO compare "$WORK/c1.json" "$WORK/c2.json" 2>&1) || die "check compare failed: $out"
-	grep -Eq '^verdict +pass +fail .*!$' <<<"$out" || die "verdict change not marked: $out"
-	grep -Eq '^engines\.libaio\.completed +64 +63 .*\?$' <<<"$out" || die "counter change not marked: $out"
-	# Errors: exit 2 and say what is wrong.
+	out=$($FSAIO compare "$WORK/c1.json" "$WORK/c2.json" 2>&1) || fail "check compare failed: $out"
+	grep -Eq '^verdict +pass +fail .*!$' <<<"$out" || fail "verdict change not marked: $out"
+	grep -Eq '^engines\.libaio\.completed +64 +63 .*\?$' <<<"$out" || fail "counter change not marked: $out"
+	# Errors: EXIT_USAGE and say what is wrong.
 	out=$($FSAIO compare "$WORK/a.json" "$WORK/nope.json" 2>&1); rc=$?
-	[[ $rc -eq 64 && $out == *"cannot open"*"nope.json"* ]] || die "missing file: rc=$rc '$out'"
+	[[ $rc -eq $EXIT_USAGE && $out == *"cannot open"*"nope.json"* ]] || fail "missing file: rc=$rc '$out'"
 	printf '{"schema": "fsaio-bench/1", "figures": [' >"$WORK/bad.json"
 	out=$($FSAIO compare "$WORK/a.json" "$WORK/bad.json" 2>&1); rc=$?
-	[[ $rc -eq 64 && $out == *"not valid JSON"* ]] || die "bad JSON: rc=$rc '$out'"
+	[[ $rc -eq $EXIT_USAGE && $out == *"not valid JSON"* ]] || fail "bad JSON: rc=$rc '$out'"
 	jq '.schema = "fsaio-bench/2"' "$WORK/a.json" >"$WORK/v2.json"
 	out=$($FSAIO compare "$WORK/a.json" "$WORK/v2.json" 2>&1); rc=$?
-	[[ $rc -eq 64 && $out == *"not supported"* ]] || die "schema 2: rc=$rc '$out'"
+	[[ $rc -eq $EXIT_USAGE && $out == *"not supported"* ]] || fail "schema 2: rc=$rc '$out'"
 	out=$($FSAIO compare "$WORK/a.json" "$WORK/c1.json" 2>&1); rc=$?
-	[[ $rc -eq 64 && $out == *"different kinds"* ]] || die "bench vs check: rc=$rc '$out'"
+	[[ $rc -eq $EXIT_USAGE && $out == *"different kinds"* ]] || fail "bench vs check: rc=$rc '$out'"
 	out=$($FSAIO compare "$WORK/a.json" 2>&1); rc=$?
-	[[ $rc -eq 64 ]] || die "one file: rc=$rc"
+	[[ $rc -eq $EXIT_USAGE ]] || fail "one file: rc=$rc"
 }
 TESTS+=(t_compare)
 
@@ -250,9 +247,9 @@ t_trace_idle() {
 	need_root
 	local rc
 	$FSAIO trace -d 3 -i 1 --json "$WORK/idle.json" >"$WORK/idle.out" 2>&1; rc=$?
-	[[ $rc -eq 0 ]] || die "rc=$rc: $(cat "$WORK/idle.out")"
-	[[ $(jq '.lost_events' "$WORK/idle.json") -eq 0 ]] || die "lost events"
-	grep -q "wait site" "$WORK/idle.out" || die "no wait-site table"
+	[[ $rc -eq $EXIT_PASS ]] || fail "rc=$rc: $(cat "$WORK/idle.out")"
+	[[ $(jq '.lost_events' "$WORK/idle.json") -eq 0 ]] || fail "lost events"
+	grep -q "wait site" "$WORK/idle.out" || fail "no wait-site table"
 }
 TESTS+=(t_trace_idle)
 
@@ -267,10 +264,10 @@ t_trace_under_load() {
 	fpid=$!
 	$FSAIO trace -d 6 -i 2 --json "$WORK/load.json" >"$WORK/load.out" 2>&1; rc=$?
 	wait $fpid
-	[[ $rc -eq 0 ]] || die "rc=$rc: $(tail -3 "$WORK/load.out")"
+	[[ $rc -eq $EXIT_PASS ]] || fail "rc=$rc: $(tail -3 "$WORK/load.out")"
 	echo "# fio io_uring cached randread $(jq '.jobs[0].read.iops|floor' "$WORK/hot.json") IOPS while traced; records $(jq '.runs[0].records' "$WORK/load.json"), lost $(jq '.lost_events' "$WORK/load.json")"
-	[[ $(jq '.lost_events' "$WORK/load.json") -eq 0 ]] || die "lost events"
-	[[ $(jq '.engines.io_uring.submitted' "$WORK/load.json") -gt 10000 ]] || die "too few io_uring requests traced"
+	[[ $(jq '.lost_events' "$WORK/load.json") -eq 0 ]] || fail "lost events"
+	[[ $(jq '.engines.io_uring.submitted' "$WORK/load.json") -gt 10000 ]] || fail "too few io_uring requests traced"
 }
 TESTS+=(t_trace_under_load)
 
@@ -284,10 +281,10 @@ t_trace_filters() {
 	 .output/workloads/aio_read_batch -d "$WORK/f" >/dev/null) &
 	$FSAIO trace -d 5 -i 0 -c aio_read_batch --json "$WORK/comm.json" >/dev/null 2>&1; rc=$?
 	wait
-	[[ $rc -eq 0 ]] || die "trace -c rc=$rc"
+	[[ $rc -eq $EXIT_PASS ]] || fail "trace -c rc=$rc"
 	[[ $(jq '.engines.libaio.submitted' "$WORK/comm.json") -eq 64 &&
 	   $(jq '.engines.io_uring.submitted' "$WORK/comm.json") -eq 0 ]] ||
-		die "trace -c: $(jq -c '[.engines.libaio.submitted,.engines.io_uring.submitted]' "$WORK/comm.json")"
+		fail "trace -c: $(jq -c '[.engines.libaio.submitted,.engines.io_uring.submitted]' "$WORK/comm.json")"
 	# -p: a shell that runs the io_uring program once its tracer is attached.
 	sh -c 'read _ ; exec '"$PWD"'/.output/workloads/uring_read_batch -d '"$WORK/f" \
 		<"$WORK/go.fifo" >/dev/null 2>&1 &
@@ -296,33 +293,34 @@ t_trace_filters() {
 	.output/workloads/aio_read_batch -d "$WORK/f" >/dev/null &
 	$FSAIO trace -d 5 -i 0 -p $pid --json "$WORK/pid.json" >/dev/null 2>&1; rc=$?
 	wait
-	[[ $rc -eq 0 ]] || die "trace -p rc=$rc"
+	[[ $rc -eq $EXIT_PASS ]] || fail "trace -p rc=$rc"
 	[[ $(jq '.engines.io_uring.submitted' "$WORK/pid.json") -eq 64 &&
 	   $(jq '.engines.libaio.submitted' "$WORK/pid.json") -eq 0 ]] ||
-		die "trace -p: $(jq -c '[.engines.libaio.submitted,.engines.io_uring.submitted]' "$WORK/pid.json")"
+		fail "trace -p: $(jq -c '[.engines.libaio.submitted,.engines.io_uring.submitted]' "$WORK/pid.json")"
 }
 TESTS+=(t_trace_filters)
 
-# ci/vm-run.sh's verdicts and cleanup with a fake QEMU (no kernel, ~7 s):
+# ci/vm/vm-run.sh's verdicts and cleanup with a fake QEMU (no kernel, ~7 s):
 # QEMU killed, guest panic, bad init, timeout, Ctrl-C are ERRORs with their
 # reason; pass/fail/skip/splat/no exit code/QEMU start failure; no QEMU
 # process, temp dir or OUT/.vm left.  The real-QEMU twin: make vmselftest-errors.
 t_vm_error_paths() {
-	command -v bc >/dev/null || { echo "# bc missing (ci/install-deps.sh --vm)"; exit 4; }
 	local out rc
-	out=$(ci/vm-error-tests.sh --fake 2>&1); rc=$?
-	[[ $rc -eq 0 ]] || die "$(grep -E '^(not ok|# )' <<<"$out" | tr '\n' ' ')"
+	out=$(ci/vm/vm-error-tests.sh --fake 2>&1); rc=$?
+	[[ $rc -eq $EXIT_PASS ]] || fail "$(grep -E '^(not ok|# )' <<<"$out" | tr '\n' ' ')"
 }
 TESTS+=(t_vm_error_paths)
 
-echo "KTAP version 1"
-echo "1..${#TESTS[@]}"
+ktap_print_header
+ktap_set_plan "${#TESTS[@]}"
 for t in "${TESTS[@]}"; do
+	# The test's output (its reason to skip or fail included) as diagnostics.
 	out=$( (set +e; "$t") 2>&1 ); rc=$?
 	[[ -n $out ]] && sed 's/^\([^#]\)/# \1/' <<<"$out"
-	reason=""
-	[[ $rc -eq 4 ]] && reason=$(grep -m1 '^# ' <<<"$out" | sed 's/^# //')
-	ktap_result "${t#t_}" "$rc" "$reason"
+	case $rc in
+	"$EXIT_PASS") ktap_test_pass "${t#t_}" ;;
+	"$EXIT_SKIP") ktap_test_skip "${t#t_}" ;;
+	*) ktap_test_fail "${t#t_}" ;;
+	esac
 done
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
-[[ $fail -eq 0 ]]
+ktap_finished

@@ -3,8 +3,12 @@
 # fsaio kselftest: run `fsaio check`, the fsaio workload suite (libaio and
 # io_uring buffered I/O programs and fio jobs on a scratch ext4 on a loop
 # device) under BPF tracing, and print its KTAP: one subtest per workload,
-# one line per invariant.  Exit status is fsaio's: 0 pass (an XFAIL, e.g.
-# stock libaio sleeping in io_submit, is a pass), 1 fail, 4 skip.
+# one line per invariant.  Exit status is fsaio's (harness/exit_status.h
+# in the checkout): 0 pass (an XFAIL, e.g. stock libaio sleeping in
+# io_submit, is a pass), 1 fail, 4 skip, 5 error (no verdict), 64 usage;
+# the runner counts 4 as a skip and anything else but 0 as a failure.
+# Installed in a kernel tree, it cannot source the checkout's ci/lib.sh
+# before it has found the checkout: its own 4 is kselftest's KSFT_SKIP.
 #
 # fsaio is not part of the kernel tree; this script finds a built checkout
 # (the directory holding the `fsaio` binary and .output/workloads/), first

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Scan a kernel log for splats.
 #
-#   ci/splat-scan.sh [--after MARKER] [--last] [-q] [FILE|-]
+#   ci/vm/splat-scan.sh [--after MARKER] [--last] [-q] [FILE|-]
 #
 #   --after MARKER  only scan lines after the first line containing MARKER
 #                   (with --last: after the last such line); if the marker is
@@ -13,11 +13,13 @@
 # lockdep reports (possible circular/recursive locking, inconsistent lock
 # state, suspicious RCU usage, ...), RCU stalls, hung tasks ("blocked for more
 # than"), soft/hard lockups and kernel panics.  Each match is printed with its
-# line number.  Exit: 0 clean, 1 splat found, 2 usage or unreadable file.
+# line number.  Exit status (harness/exit_status.h): EXIT_PASS (0) clean,
+# EXIT_FAIL (1) splat found, EXIT_USAGE (64) bad option or unreadable file.
 set -uo pipefail
 # The whole script is one compound command, parsed before it runs, so editing
 # this file cannot break a copy that is already running.
 {
+. "$(dirname "$0")/../lib.sh"
 
 MARKER= LAST=0 QUIET=0 FILE=-
 while [[ $# -gt 0 ]]; do
@@ -26,16 +28,13 @@ while [[ $# -gt 0 ]]; do
 	--after=*) MARKER=${1#*=}; shift ;;
 	--last) LAST=1; shift ;;
 	-q|--quiet) QUIET=1; shift ;;
-	-h|--help) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) usage "$EXIT_PASS" ;;
 	-*) [[ $1 == - ]] && { FILE=-; shift; continue; }
-	    echo "splat-scan: unknown option $1" >&2; exit 2 ;;
+	    usage_error "unknown option $1" ;;
 	*) FILE=$1; shift ;;
 	esac
 done
-if [[ $FILE != - && ! -r $FILE ]]; then
-	echo "splat-scan: cannot read $FILE" >&2
-	exit 2
-fi
+[[ $FILE == - || -r $FILE ]] || usage_error "cannot read $FILE"
 
 PATTERN='WARNING:|BUG:|Oops|general protection fault|KASAN|UBSAN:|'
 PATTERN+='possible circular locking|possible recursive locking|inconsistent lock state|'
@@ -51,19 +50,20 @@ IGNORE='lockdep: fixing up alternatives|Lock dependency validator|'
 IGNORE+='[.][.][.] MAX_LOCKDEP|Kernel command line:|in-hardirq chains|in-softirq chains|KASAN init|'
 IGNORE+='kasan: KernelAddressSanitizer initialized|hung_task_panic|softlockup_panic'
 
-awk -v marker="$MARKER" -v last="$LAST" -v pat="$PATTERN" -v ign="$IGNORE" '
+awk -v marker="$MARKER" -v last="$LAST" -v pat="$PATTERN" -v ign="$IGNORE" \
+    -v prog="$PROG" -v pass="$EXIT_PASS" -v fail="$EXIT_FAIL" '
 { line[NR] = $0 }
 marker != "" && index($0, marker) { if (!found || last) start = NR; found = 1 }
 END {
 	if (marker != "" && !found)
-		printf("splat-scan: marker \"%s\" not found; scanning the whole log\n", marker) > "/dev/stderr"
+		printf("[%s] warning: marker \"%s\" not found; scanning the whole log\n", prog, marker) > "/dev/stderr"
 	n = 0
 	for (i = start + 1; i <= NR; i++)
 		if (line[i] ~ pat && line[i] !~ ign) {
 			if (!quiet) printf("%d: %s\n", i, line[i])
 			n++
 		}
-	exit n > 0
+	exit (n > 0 ? fail : pass)
 }' quiet="$QUIET" "$FILE"
 exit
 }

@@ -3,7 +3,7 @@
 # Plots of a benchmark result, drawn only from bench.json (so they agree
 # with the table `fsaio bench show` prints), as SVG and PNG (gnuplot).
 #
-#   ci/bench-plot.sh BENCH_JSON OUTDIR
+#   ci/bench/bench-plot.sh BENCH_JSON OUTDIR
 #
 #   tracer-throughput   part tracer: IOPS untraced vs traced per engine, ± stddev
 #   table-throughput    part fsaio-table: figures in MB/s (or MiB/s), by workload
@@ -17,16 +17,19 @@
 # else the second and third..second-to-last dot-separated fields of its id
 # (<part>.<series>.<group...>.<metric>).  A plot without figures is skipped
 # with the reason (the part's status).  Writes OUTDIR/plots.json: what was
-# drawn, from which figures, or why not.  Exit: 0, 1 gnuplot failed, 2 usage.
+# drawn, from which figures, or why not.  Exit status (harness/exit_status.h):
+# EXIT_PASS, EXIT_ERROR (5) gnuplot or jq failed, EXIT_USAGE (64).
 set -uo pipefail
 {
+. "$(dirname "$0")/../lib.sh"
 
-[[ $# -eq 2 && -f $1 ]] || { echo "usage: $0 BENCH_JSON OUTDIR" >&2; exit 2; }
+[[ ${1:-} == -h || ${1:-} == --help ]] && usage "$EXIT_PASS"
+[[ $# -eq 2 ]] || usage_error "BENCH_JSON OUTDIR expected"
+[[ -f $1 ]] || usage_error "no such file: $1"
 JSON=$1 OUT=$2
-command -v gnuplot >/dev/null ||
-	{ echo "bench-plot: gnuplot not installed (ci/install-deps.sh installs gnuplot-nox)" >&2; exit 1; }
-mkdir -p "$OUT" || exit 1
-TMP=$(mktemp -d /tmp/fsaio-plot.XXXXXX) || exit 1
+command -v gnuplot >/dev/null || die "gnuplot not installed (ci/install-deps.sh installs gnuplot-nox)"
+mkdir -p "$OUT" || die "cannot create $OUT"
+TMP=$(mktemp -d /tmp/fsaio-plot.XXXXXX) || die "mktemp failed"
 trap 'rm -rf "$TMP"' EXIT
 FAILED=0
 : >"$TMP/plots.tsv"	# name, status, files or reason
@@ -62,7 +65,7 @@ render() {
 			echo "$body"
 		} >"$TMP/$name.$t.gp"
 		gnuplot "$TMP/$name.$t.gp" 2>"$TMP/$name.$t.err" || {
-			echo "bench-plot: gnuplot failed for $name.$t: $(head -3 "$TMP/$name.$t.err")" >&2
+			msg "gnuplot failed for $name.$t: $(head -3 "$TMP/$name.$t.err")"
 			ok=0
 		}
 	done
@@ -204,5 +207,6 @@ fi
 jq -Rn '[inputs | split("\t") | {name: .[0], status: .[1]} +
 	(if .[1] == "drawn" then {files: (.[2] | split(" "))} else {reason: .[2]} end)]' \
 	"$TMP/plots.tsv" >"$OUT/plots.json" || FAILED=1
-exit $FAILED
+((FAILED)) && exit "$EXIT_ERROR"
+exit "$EXIT_PASS"
 }

@@ -3,14 +3,14 @@
 # make bench: run the benchmark parts, merge them into bench.json (schema
 # fsaio-bench/1, see ci/README.md "Benchmarks"), print the table, draw plots.
 #
-#   ci/bench.sh [-h]
+#   ci/bench/bench.sh [-h]
 #
 # Parts:
 #   tracer       host: 4 KiB cached random reads (fio psync, io_uring) without
 #                and with `fsaio trace` attached, interleaved A/B pairs; the
 #                highest event rate traced with zero lost records; a perf
 #                profile of where the traced run's CPU time goes
-#   syncpath,    VM: run by the hook ci/bench-vm.sh PARTS_DIR if it exists
+#   syncpath,    VM: run by the hook ci/bench/bench-vm.sh PARTS_DIR if it exists
 #   fsaio-table  (cached stock/patched kernels); else recorded as skipped
 #
 # Environment:
@@ -20,15 +20,16 @@
 #   BENCH_NICE=-20            niceness of fio and the tracer in the tracer part
 #   BENCH_OUT=.output/bench   results: bench.json, parts/, logs/, plots
 #
-# Exit status: 0 the benchmark ran (missed goals and skipped parts are
-# reported, not failures); 1 a measurement, the merge or the plots failed
-# (ERROR); 2 usage; 4 not root (nothing could be measured).
+# Exit status (harness/exit_status.h): EXIT_PASS the benchmark ran (missed
+# goals and skipped parts are reported, not failures); EXIT_ERROR (5) a
+# measurement, the merge or the plots failed; EXIT_USAGE (64); EXIT_SKIP (4)
+# not root (nothing could be measured).
 set -uo pipefail
 # One compound command: editing this file cannot break a running copy.
 {
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT" || exit 1
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT" || die "cannot cd to $ROOT"
 OUT=${BENCH_OUT:-$ROOT/.output/bench}
 PARTS_DIR=$OUT/parts
 LOGS=$OUT/logs
@@ -45,13 +46,11 @@ NICE=${BENCH_NICE:--20}
 URING_DEPTH=8
 GOAL_TRACED=">= 0.97"	# issue 5: at most 3% throughput loss under tracing
 
-msg() { printf '[bench] %s\n' "$*" >&2; }
-usage() { awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit "${1:-2}"; }
-[[ ${1:-} == -h || ${1:-} == --help ]] && usage 0
-[[ $# -eq 0 ]] || usage 2
+[[ ${1:-} == -h || ${1:-} == --help ]] && usage "$EXIT_PASS"
+[[ $# -eq 0 ]] || usage_error "no arguments: the environment says what to run"
 [[ $RUNTIME =~ ^[1-9][0-9]*$ && $PAIRS =~ ^[1-9][0-9]*$ ]] ||
-	{ msg "BENCH_RUNTIME and BENCH_PAIRS must be positive integers"; exit 2; }
-((PAIRS >= 3)) || msg "warning: BENCH_PAIRS=$PAIRS: fewer than 3 pairs give a poor spread"
+	usage_error "BENCH_RUNTIME and BENCH_PAIRS must be positive integers"
+((PAIRS >= 3)) || warn "BENCH_PAIRS=$PAIRS: fewer than 3 pairs give a poor spread"
 
 WORK= TPID= PINPID= TCPU= TCPU0= ERRORS=0
 cleanup() {
@@ -60,11 +59,9 @@ cleanup() {
 	[[ -n $WORK && -d $WORK ]] && rm -rf "$WORK"
 }
 trap cleanup EXIT
-trap 'msg "interrupted"; exit 1' INT TERM HUP
+trap 'msg "interrupted"; exit "$EXIT_ERROR"' INT TERM HUP
 
 selected() { [[ " $SELECT " == *" $1 "* ]]; }
-now() { date +%s.%N; }
-since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.0f", a - b }'; }
 
 # part_stub NAME STATUS REASON: a part file without figures (skipped, error).
 part_stub() {
@@ -120,8 +117,8 @@ trace_start() {
 }
 
 # trace_stop JSON: stop the tracer; its CPU seconds since it attached in
-# TCPU (the consumer's cost; counted until the stop); fails if it
-# wrote no JSON (exit 1 with a JSON is lost records: measured, not an error).
+# TCPU (the consumer's cost; counted until the stop); fails if it wrote
+# no JSON (EXIT_ERROR with a JSON is lost records: measured, not an error).
 # Not in a subshell: it waits for its child.
 trace_stop() {
 	local rc
@@ -130,7 +127,7 @@ trace_stop() {
 	wait "$TPID"
 	rc=$?
 	TPID=
-	if [[ $rc -ne 0 && $rc -ne 5 ]] || ! jq -e '.lost_events' "$1" >/dev/null 2>&1; then
+	if [[ $rc -ne $EXIT_PASS && $rc -ne $EXIT_ERROR ]] || ! jq -e '.lost_events' "$1" >/dev/null 2>&1; then
 		msg "fsaio trace failed (exit $rc): $(tail -2 "$1.err" | tr '\n' ' ')"
 		return 1
 	fi
@@ -364,26 +361,26 @@ tracer_json() {
 # ------------------------------------------------------------ VM parts
 
 part_vm() {
-	local hook=$ROOT/ci/bench-vm.sh rc p reason
+	local hook=$ROOT/ci/bench/bench-vm.sh rc p reason
 	if [[ ! -e $hook ]]; then
 		for p in "${VM_PARTS[@]}"; do
-			part_stub "$p" skipped "ci/bench-vm.sh is not in this checkout: no VM measurements"
+			part_stub "$p" skipped "ci/bench/bench-vm.sh is not in this checkout: no VM measurements"
 		done
 		return
 	fi
-	msg "VM parts: ci/bench-vm.sh $PARTS_DIR (log: $LOGS/vm.log)"
+	msg "VM parts: ci/bench/bench-vm.sh $PARTS_DIR (log: $LOGS/vm.log)"
 	BENCH_OUT=$OUT FSAIO=$FSAIO bash "$hook" "$PARTS_DIR" 2>&1 | tee "$LOGS/vm.log" >&2
 	rc=${PIPESTATUS[0]}
 	reason=$(grep -v '^[[:space:]]*$' "$LOGS/vm.log" | tail -1)
 	for p in "${VM_PARTS[@]}"; do
 		[[ -s $PARTS_DIR/$p.json ]] && continue
 		case $rc in
-		0) part_stub "$p" error "ci/bench-vm.sh exited 0 without writing parts/$p.json" ;;
-		4) part_stub "$p" skipped "ci/bench-vm.sh skipped: ${reason:-no reason given}" ;;
-		*) part_stub "$p" error "ci/bench-vm.sh exited $rc without writing parts/$p.json: ${reason:-no output} (log: $LOGS/vm.log)" ;;
+		"$EXIT_PASS") part_stub "$p" error "ci/bench/bench-vm.sh exited $rc without writing parts/$p.json" ;;
+		"$EXIT_SKIP") part_stub "$p" skipped "ci/bench/bench-vm.sh skipped: ${reason:-no reason given}" ;;
+		*) part_stub "$p" error "ci/bench/bench-vm.sh exited $rc without writing parts/$p.json: ${reason:-no output} (log: $LOGS/vm.log)" ;;
 		esac
 	done
-	[[ $rc -eq 0 || $rc -eq 4 ]] || msg "ci/bench-vm.sh exited $rc"
+	[[ $rc -eq $EXIT_PASS || $rc -eq $EXIT_SKIP ]] || msg "ci/bench/bench-vm.sh exited $rc"
 }
 
 # ------------------------------------------------------------ merge
@@ -432,7 +429,7 @@ merge() {
 		[[ -e $f && " ${order[*]} " != *" $(basename "$f" .json) "* ]] && files+=("$f")
 	done
 	jq -n --arg schema "$SCHEMA" --arg gen "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-	      --argjson host "$HOST" --arg cmd "make bench (ci/bench.sh; BENCH_PARTS='$SELECT' BENCH_RUNTIME=$RUNTIME BENCH_PAIRS=$PAIRS)" '
+	      --argjson host "$HOST" --arg cmd "make bench (ci/bench/bench.sh; BENCH_PARTS='$SELECT' BENCH_RUNTIME=$RUNTIME BENCH_PAIRS=$PAIRS)" '
 	def goal_met($v; $g):
 	  [$g | strings | capture("^\\s*(?<op><=|>=|<|>)\\s*(?<n>[-+0-9.eE]+)\\s*$")
 	   | (.n | tonumber) as $n
@@ -452,10 +449,10 @@ merge() {
 
 # ------------------------------------------------------------ main
 
-[[ -x $FSAIO ]] || { msg "$FSAIO not built: run make (or make bench)"; exit 1; }
-mkdir -p "$PARTS_DIR" "$LOGS" || exit 1
+[[ -x $FSAIO ]] || die "$FSAIO not built: run make (or make bench)"
+mkdir -p "$PARTS_DIR" "$LOGS" || die "cannot create $PARTS_DIR"
 rm -f "$PARTS_DIR"/*.json "$OUT"/bench.json "$OUT"/*.svg "$OUT"/*.png
-HOST=$(host_json) || { msg "could not describe the host (jq?)"; exit 1; }
+HOST=$(host_json) || die "could not describe the host (jq?)"
 T0=$(now)
 
 if selected tracer; then
@@ -473,7 +470,7 @@ fi
 
 validate_parts
 merge >"$OUT/bench.json.tmp" && mv "$OUT/bench.json.tmp" "$OUT/bench.json" ||
-	{ msg "ERROR: merging the parts into bench.json failed"; exit 1; }
+	die "merging the parts into bench.json failed"
 if jq -e '.duplicate_ids' "$OUT/bench.json" >/dev/null; then
 	msg "ERROR: figure ids used twice: $(jq -c .duplicate_ids "$OUT/bench.json")"
 	ERRORS=$((ERRORS + 1))
@@ -482,7 +479,7 @@ fi
 echo
 "$FSAIO" bench show "$OUT/bench.json" || ERRORS=$((ERRORS + 1))
 echo
-if ci/bench-plot.sh "$OUT/bench.json" "$OUT"; then
+if ci/bench/bench-plot.sh "$OUT/bench.json" "$OUT"; then
 	# The plot list goes into bench.json too (the figures are unchanged).
 	jq --slurpfile p "$OUT/plots.json" '.plots = $p[0]' "$OUT/bench.json" >"$OUT/bench.json.tmp" &&
 		mv "$OUT/bench.json.tmp" "$OUT/bench.json"
@@ -494,11 +491,11 @@ echo
 echo "bench.json, plots: $OUT ($(since "$T0") s)"
 if [[ $(id -u) -ne 0 ]]; then
 	msg "not root: nothing was measured"
-	exit 4
+	exit "$EXIT_SKIP"
 fi
 # A part that reports an error itself (the VM hook's) is an ERROR too.
 bad=$(jq -r '[.parts[] | select(.status == "error") | .name] | join(" ")' "$OUT/bench.json")
 [[ -z $bad ]] || { msg "ERROR in part(s): $bad"; ERRORS=$((ERRORS + 1)); }
-((ERRORS == 0)) || { msg "ERROR: $ERRORS part(s) or step(s) failed; see above"; exit 1; }
-exit 0
+((ERRORS == 0)) || die "$ERRORS part(s) or step(s) failed; see above"
+exit "$EXIT_PASS"
 }

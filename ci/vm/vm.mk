@@ -3,15 +3,15 @@
 #
 #   make kernels [KDIR=tree] [FLAVOR=debug]
 #       build the stock kernel, and the patched one when
-#       patches/linux-6.12/series lists patches (ci/build-kernel.sh)
+#       patches/linux-6.12/series lists patches (ci/kernel/build-kernel.sh)
 #   make vmcheck KERNEL=stock|patched|both|path/to/bzImage [FLAVOR=debug]
 #                [KBUILD=built-tree] [VMCMD='...'] [VMSLOW=ms] [VMTIMEOUT=s]
-#       boot each kernel under QEMU (ci/vm-run.sh) and run VMCMD inside;
+#       boot each kernel under QEMU (ci/vm/vm-run.sh) and run VMCMD inside;
 #       results in .output/vm/<label>/ (stdout = KTAP, fsaio.json, dmesg,
 #       console.log, splats, result).  Exit status: the worst verdict
-#       (0 PASS, 1 FAIL, 2 ERROR, 4 SKIP; ERROR > FAIL > SKIP > PASS), as
-#       make reports it: "Error N", and make itself exits 2 for any N != 0.
-#       VMSTATUS=FILE receives N; ci/vm-make.sh vmcheck ... exits with N.
+#       (ERROR > FAIL > SKIP > PASS, harness/exit_status.h), as make
+#       reports it: "Error N", and make itself exits 2 for any N != 0.
+#       VMSTATUS=FILE receives N; ci/vm/vm-make.sh vmcheck ... exits with N.
 #   make vmshell [KERNEL=stock]      interactive shell in the guest
 #   make vmconfig-check KERNEL=path|KBUILD=dir   only check a kernel's config
 #
@@ -19,8 +19,15 @@
 # (debug), KERNEL, KBUILD, VMCMD (guest command; @OUT@ = the guest's view of
 # the results dir), VMLABEL (results label for KERNEL=path, default the
 # kernel's release string), VMSLOW (dm-delay ms on the scratch disks), VMTIMEOUT,
-# VMOPTS (extra ci/vm-run.sh options), NOBUILD=1 (use cached kernels only),
+# VMOPTS (extra ci/vm/vm-run.sh options), NOBUILD=1 (use cached kernels only),
 # FSAIO_KCACHE (kernel cache, default /var/cache/fsaio/kernels).
+
+# The exit status numbers (EXIT_PASS, EXIT_FAIL, EXIT_SKIP, EXIT_ERROR,
+# EXIT_USAGE), as ci/lib.sh reads them from harness/exit_status.h.
+$(foreach v,$(shell bash ci/lib.sh exit-status),$(eval $(v)))
+$(if $(EXIT_ERROR),,$(error ci/lib.sh could not read the exit status numbers from harness/exit_status.h))
+BUILD_KERNEL	:= ci/kernel/build-kernel.sh
+VM_RUN		:= ci/vm/vm-run.sh
 
 KERNEL		?= stock
 FLAVOR		?=
@@ -48,11 +55,11 @@ kernels: kernel-stock $(if $(VM_HAVE_SERIES),kernel-patched)
 
 kernel-stock:
 	ci/install-deps.sh --vm
-	ci/build-kernel.sh $(VM_BK_ARGS)
+	$(BUILD_KERNEL) $(VM_BK_ARGS)
 
 kernel-patched:
 	ci/install-deps.sh --vm
-	ci/build-kernel.sh --patched $(VM_BK_ARGS)
+	$(BUILD_KERNEL) --patched $(VM_BK_ARGS)
 
 # vm_kernel stock|patched|PATH: print the bzImage path (building unless NOBUILD).
 define vm_kernel_sh
@@ -61,10 +68,10 @@ vm_kernel() { \
 	stock|patched) \
 		p=; [ $$1 = patched ] && p=--patched; \
 		if [ -n "$(NOBUILD)" ]; then \
-			ci/build-kernel.sh $$p $(VM_BK_ARGS) --path || \
+			$(BUILD_KERNEL) $$p $(VM_BK_ARGS) --path || \
 			{ echo "vmcheck: no cached $$1 kernel (run make kernels)" >&2; return 1; }; \
 		else \
-			ci/build-kernel.sh $$p $(VM_BK_ARGS); \
+			$(BUILD_KERNEL) $$p $(VM_BK_ARGS); \
 		fi ;; \
 	*) [ -f "$$1" ] || { echo "vmcheck: no such kernel $$1" >&2; return 1; }; echo "$$1" ;; \
 	esac; \
@@ -74,42 +81,59 @@ endef
 # KERNEL=both -> stock patched; KBUILD=dir -> its bzImage.
 VM_KERNELS = $(if $(KBUILD),$(KBUILD)/arch/x86/boot/bzImage,$(if $(filter both,$(KERNEL)),stock patched,$(KERNEL)))
 
-# Verdict ranking for the exit status: ERROR (2) > FAIL (1, other) > SKIP (4) > PASS.
+# The verdict over several runs, from their exit statuses:
+#   vm_class RC   what RC stands for: EXIT_PASS, EXIT_SKIP, EXIT_ERROR (also
+#                 for EXIT_USAGE: no verdict), anything else EXIT_FAIL
+#   vm_worse A B  the worse of two: ERROR > FAIL > SKIP > PASS
+#   vm_word RC    PASS, FAIL, SKIP or ERROR
+#   vm_status N   record N in VMSTATUS (for ci/vm/vm-make.sh), exit with N
+define vm_verdict_sh
+vm_class() { case $$1 in $(EXIT_PASS)|$(EXIT_SKIP)|$(EXIT_ERROR)) echo $$1 ;; \
+	$(EXIT_USAGE)) echo $(EXIT_ERROR) ;; *) echo $(EXIT_FAIL) ;; esac; }; \
+vm_worse() { _a=$$(vm_class $$1) _b=$$(vm_class $$2); \
+	for _s in $(EXIT_ERROR) $(EXIT_FAIL) $(EXIT_SKIP); do \
+		[ $$_a = $$_s ] || [ $$_b = $$_s ] && { echo $$_s; return; }; done; \
+	echo $(EXIT_PASS); }; \
+vm_word() { case $$(vm_class $$1) in $(EXIT_PASS)) echo PASS ;; $(EXIT_SKIP)) echo SKIP ;; \
+	$(EXIT_ERROR)) echo ERROR ;; *) echo FAIL ;; esac; }; \
+vm_status() { [ -z "$(VMSTATUS)" ] || echo $$1 >"$(VMSTATUS)"; exit $$1; }
+endef
+
 vmcheck:
-	@$(vm_kernel_sh); $(vm_status_sh); \
-	err=0; fail=0; skip=0; summary=; \
+	@$(vm_kernel_sh); $(vm_verdict_sh); \
+	worst=$(EXIT_PASS); summary=; \
 	for k in $(VM_KERNELS); do \
 		case $$k in \
 		stock|patched) label=$$k$(VM_SUFFIX); \
 			if [ $$k = patched ] && [ -z "$(VM_HAVE_SERIES)" ]; then \
-				echo "vmcheck: $(VM_SERIES) lists no patches" >&2; err=1; \
+				echo "vmcheck: $(VM_SERIES) lists no patches" >&2; worst=$(EXIT_ERROR); \
 				summary="$$summary\n  $$label: ERROR (no patch series)"; continue; fi ;; \
 		*) label=; \
-			ci/build-kernel.sh --check-kernel $$k $(if $(KBUILD),--kbuild $(KBUILD)) || \
-			{ err=1; summary="$$summary\n  $$k: ERROR (kernel lacks required options)"; continue; } ;; \
+			$(BUILD_KERNEL) --check-kernel $$k $(if $(KBUILD),--kbuild $(KBUILD)) || \
+			{ worst=$(EXIT_ERROR); summary="$$summary\n  $$k: ERROR (kernel lacks required options)"; continue; } ;; \
 		esac; \
 		bz=$$(vm_kernel $$k) && [ -f "$$bz" ] || \
-			{ err=1; summary="$$summary\n  $$k: ERROR (no kernel: not built or build failed)"; continue; }; \
-		[ -n "$$label" ] || label=$(or $(VMLABEL),$$(ci/vm-run.sh --print-release --kernel $$bz)$(VM_SUFFIX)); \
+			{ worst=$(EXIT_ERROR); summary="$$summary\n  $$k: ERROR (no kernel: not built or build failed)"; continue; }; \
+		[ -n "$$label" ] || label=$(or $(VMLABEL),$$($(VM_RUN) --print-release --kernel $$bz)$(VM_SUFFIX)); \
 		out=$(CURDIR)/$(OUTPUT)/vm/$$label; \
 		echo "vmcheck: $$label: $$bz -> $$out" >&2; \
-		ci/vm-run.sh --kernel $$bz --label $$label --out $$out \
+		$(VM_RUN) --kernel $$bz --label $$label --out $$out \
 			--timeout $(VMTIMEOUT) --slow $(VMSLOW) $(VM_DEBUG_OPTS) $(VMOPTS) -- '$(VMCMD)'; \
-		case $$? in 0) ;; 2) err=1 ;; 4) skip=1 ;; *) fail=1 ;; esac; \
+		vrc=$$?; worst=$$(vm_worse $$worst $$vrc); \
 		ln -sfn stdout $$out/results.ktap; \
 		summary="$$summary\n  $$label: $$(cat $$out/result 2>/dev/null || echo 'ERROR (no result)')"; \
 	done; \
 	printf "vmcheck summary:$$summary\n" >&2; \
-	[ $$err = 1 ] && vm_status 2; [ $$fail = 1 ] && vm_status 1; [ $$skip = 1 ] && vm_status 4; vm_status 0
+	vm_status $$worst
 
 vmshell:
 	@$(vm_kernel_sh); \
-	bz=$$(vm_kernel $(firstword $(VM_KERNELS))) || exit 2; \
-	ci/vm-run.sh --kernel $$bz --label shell --interactive --timeout $(VMTIMEOUT) \
+	bz=$$(vm_kernel $(firstword $(VM_KERNELS))) || exit $(EXIT_ERROR); \
+	$(VM_RUN) --kernel $$bz --label shell --interactive --timeout $(VMTIMEOUT) \
 		--slow $(VMSLOW) $(VMOPTS) -- '$(if $(filter command line,$(origin VMCMD)),$(VMCMD),bash -i)'
 
 vmconfig-check:
-	ci/build-kernel.sh --check-kernel $(firstword $(VM_KERNELS)) $(if $(KBUILD),--kbuild $(KBUILD))
+	$(BUILD_KERNEL) --check-kernel $(firstword $(VM_KERNELS)) $(if $(KBUILD),--kbuild $(KBUILD))
 
 # ---- kselftest ----------------------------------------------------------------------
 #   make selftest-install KSRC=<kernel tree>
@@ -123,14 +147,14 @@ vmconfig-check:
 #   make vmselftest [KERNEL=stock|patched|both|path] [VMSELFTEST_ARGS='workloads']
 #       boot each kernel, build a scratch tree in the guest's /var/tmp, run
 #       the make command above there, and check the KTAP on the host with
-#       kunit.py parse (ci/ktap-check.sh); results in .output/vm-selftest/<label>/
+#       kunit.py parse (ci/selftests/ktap-check.sh); results in .output/vm-selftest/<label>/
 #       (ktap.txt = the run_tests output, nested-*.ktap, kunit-*.txt, fsaio.json)
 #   make vmselftest-errors [KERNEL=stock]
 #       kill QEMU mid-run, panic the guest, bogus init, timeout: each must be an
 #       ERROR with its reason and leave no QEMU process or temp file
-#       (ci/vm-error-tests.sh; tests/e2e covers the same with a fake QEMU)
+#       (ci/vm/vm-error-tests.sh; tests/e2e covers the same with a fake QEMU)
 # Exit status: the verdict (make turns any failure into 2; VMSTATUS=FILE gets
-# the exact code, which ci/vm-make.sh TARGET ... exits with).
+# the exact code, which ci/vm/vm-make.sh TARGET ... exits with).
 KSRC		?=
 KSFT_TREE	?=
 VMSELFTEST_ARGS	?=
@@ -142,14 +166,11 @@ KSFT_FRAMEWORK	:= $(addprefix tools/testing/selftests/,Makefile lib.mk kselftest
 		   scripts/subarch.include
 VM_KSFT_GUEST	:= /var/tmp/fsaio-ksft
 
-# vm_status N: record the verdict for ci/vm-make.sh, then exit with it.
-vm_status_sh = vm_status() { [ -z "$(VMSTATUS)" ] || echo $$1 >"$(VMSTATUS)"; exit $$1; }
-
 .PHONY: selftest-install selftest-tree vmselftest vmselftest-errors
 
 selftest-install:
 	@[ -n "$(KSRC)" ] && [ -f "$(KSRC)/tools/testing/selftests/lib.mk" ] || \
-		{ echo "selftest-install: KSRC= must name a kernel tree (with tools/testing/selftests/lib.mk)" >&2; exit 2; }
+		{ echo "selftest-install: KSRC= must name a kernel tree (with tools/testing/selftests/lib.mk)" >&2; exit $(EXIT_USAGE); }
 	@d=$$(cd "$(KSRC)" && pwd)/tools/testing/selftests/fsaio; \
 	rm -rf "$$d" && mkdir -p "$$d" && \
 	(cd ci/selftests/fsaio && cp -p $(SELFTEST_FILES) "$$d/") && \
@@ -157,9 +178,9 @@ selftest-install:
 	echo "selftest-install: $$d (runs $(CURDIR)/fsaio)"
 
 selftest-tree:
-	@[ -n "$(KSFT_TREE)" ] || { echo "selftest-tree: KSFT_TREE=<scratch dir>" >&2; exit 2; }
+	@[ -n "$(KSFT_TREE)" ] || { echo "selftest-tree: KSFT_TREE=<scratch dir>" >&2; exit $(EXIT_USAGE); }
 	@[ -f "$(VM_KSRC)/tools/testing/selftests/lib.mk" ] || \
-		{ echo "selftest-tree: $(VM_KSRC) has no tools/testing/selftests (KSRC=)" >&2; exit 2; }
+		{ echo "selftest-tree: $(VM_KSRC) has no tools/testing/selftests (KSRC=)" >&2; exit $(EXIT_USAGE); }
 	@mkdir -p "$(KSFT_TREE)" && t=$$(cd "$(KSFT_TREE)" && pwd) && \
 	(cd "$(VM_KSRC)" && cp -a --parents $(KSFT_FRAMEWORK) "$$t/")
 	@$(MAKE) --no-print-directory selftest-install KSRC="$(abspath $(KSFT_TREE))"
@@ -177,36 +198,35 @@ VMSELFTEST_CMD = set -e; \
 # Builds fsaio only when it is missing (like vmcheck, it runs what is built).
 vmselftest:
 	@[ -x fsaio ] && [ -d $(OUTPUT)/workloads ] || $(MAKE) --no-print-directory all
-	@$(vm_kernel_sh); $(vm_status_sh); \
-	err=0; fail=0; skip=0; summary=; \
+	@$(vm_kernel_sh); $(vm_verdict_sh); \
+	worst=$(EXIT_PASS); summary=; \
 	for k in $(VM_KERNELS); do \
 		case $$k in \
 		stock|patched) label=$$k$(VM_SUFFIX) ;; \
-		*) label=$(or $(VMLABEL),$$(ci/vm-run.sh --print-release --kernel $$k)$(VM_SUFFIX)) ;; \
+		*) label=$(or $(VMLABEL),$$($(VM_RUN) --print-release --kernel $$k)$(VM_SUFFIX)) ;; \
 		esac; \
 		bz=$$(vm_kernel $$k) && [ -f "$$bz" ] || \
-			{ err=1; summary="$$summary\n  $$label: ERROR (no kernel: not built or build failed)"; continue; }; \
+			{ worst=$(EXIT_ERROR); summary="$$summary\n  $$label: ERROR (no kernel: not built or build failed)"; continue; }; \
 		out=$(CURDIR)/$(OUTPUT)/vm-selftest/$$label; \
 		echo "vmselftest: $$label: $$bz -> $$out" >&2; \
 		rm -f $$out/nested* $$out/kunit-* $$out/ktap-check.txt $$out/verdict* $$out/fsaio.json; \
-		ci/vm-run.sh --kernel $$bz --label $$label --out $$out --timeout $(VMTIMEOUT) \
+		$(VM_RUN) --kernel $$bz --label $$label --out $$out --timeout $(VMTIMEOUT) \
 			--disks none $(VM_DEBUG_OPTS) $(VMOPTS) -- '$(VMSELFTEST_CMD)' >/dev/null; \
 		vrc=$$?; \
 		ln -sfn stdout $$out/ktap.txt; \
-		ci/ktap-check.sh --kunit $(VM_KSRC)/tools/testing/kunit/kunit.py --out $$out $$out/stdout; \
+		ci/selftests/ktap-check.sh --kunit $(VM_KSRC)/tools/testing/kunit/kunit.py --out $$out $$out/stdout; \
 		krc=$$?; \
 		[ -s $$out/stdout ] && grep -E '^(TAP version|1\.\.|(not )?ok )' $$out/stdout | sed 's/^/  /' >&2; \
 		r=$$(cat $$out/result 2>/dev/null || echo 'ERROR (no result)'); \
-		if [ $$vrc = 2 ] || [ $$krc = 2 ]; then err=1; v=ERROR; \
-		elif [ $$vrc != 0 ] && [ $$vrc != 4 ] || [ $$krc = 1 ]; then fail=1; v=FAIL; \
-		elif [ $$krc = 4 ]; then skip=1; v=SKIP; else v=PASS; fi; \
-		echo "$$v vm: $$r; ktap-check: exit $$krc (ktap-check.txt)" >$$out/verdict; \
+		[ $$vrc = $(EXIT_SKIP) ] && vrc=$(EXIT_PASS); \
+		v=$$(vm_worse $$vrc $$krc); worst=$$(vm_worse $$worst $$v); \
+		echo "$$(vm_word $$v) vm: $$r; ktap-check: exit $$krc (ktap-check.txt)" >$$out/verdict; \
 		summary="$$summary\n  $$label: $$(cat $$out/verdict)"; \
 	done; \
 	printf "vmselftest summary:$$summary\n" >&2; \
-	[ $$err = 1 ] && vm_status 2; [ $$fail = 1 ] && vm_status 1; [ $$skip = 1 ] && vm_status 4; vm_status 0
+	vm_status $$worst
 
 vmselftest-errors:
-	@$(vm_kernel_sh); $(vm_status_sh); \
-	bz=$$(vm_kernel $(firstword $(VM_KERNELS))) && [ -f "$$bz" ] || vm_status 2; \
-	ci/vm-error-tests.sh --kernel $$bz --out $(CURDIR)/$(OUTPUT)/vm-selftest/errors; vm_status $$?
+	@$(vm_kernel_sh); $(vm_verdict_sh); \
+	bz=$$(vm_kernel $(firstword $(VM_KERNELS))) && [ -f "$$bz" ] || vm_status $(EXIT_ERROR); \
+	ci/vm/vm-error-tests.sh --kernel $$bz --out $(CURDIR)/$(OUTPUT)/vm-selftest/errors; vm_status $$?

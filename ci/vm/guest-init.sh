@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# fsaio guest init (PID 1), started by ci/vm-run.sh with
-#   init=<repo>/ci/guest-init.sh
+# fsaio guest init (PID 1), started by ci/vm/vm-run.sh with
+#   init=<repo>/ci/vm/guest-init.sh
 # on a guest whose root is the host's / over virtio-9p, read-only.
 #
 # 1. mounts proc, sys, dev, devpts, tmpfs (/tmp, /run, /var/tmp), tracefs,
@@ -64,7 +64,7 @@ if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288,cache=none \
 	poweroff_now
 fi
 if [ ! -r $FSAIO_OUT/.vm/env ]; then
-	log "no $FSAIO_OUT/.vm/env; not started by ci/vm-run.sh?"
+	log "no $FSAIO_OUT/.vm/env; not started by ci/vm/vm-run.sh?"
 	poweroff_now
 fi
 . $FSAIO_OUT/.vm/env

@@ -2,25 +2,27 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build a 6.12 test kernel for fsaio's VM tiers.
 #
-#   ci/build-kernel.sh [--kdir DIR] [--patched] [--flavor debug] [options]
+#   ci/kernel/build-kernel.sh [--kdir DIR] [--patched] [--flavor debug] [options]
 #
 #   --kdir DIR       kernel source (default: the Debian linux-source-6.12 tree,
 #                    extracted from /usr/src/linux-source-6.12.tar.xz if needed)
 #   --patched        apply patches/linux-6.12/series (patch -p1) to a per-key copy
 #   --patches DIR    series directory (default: <repo>/patches/linux-6.12)
-#   --flavor debug   add ci/config/debug.config (KASAN, lockdep, hung-task panic)
+#   --flavor debug   add ci/kernel/config/debug.config (KASAN, lockdep, hung-task panic)
 #   --config-only    stop after olddefconfig + verification; print the .config path
 #   --print-key      print the cache key and exit
-#   --path           print the bzImage path if it is already built (exit 1 if not)
+#   --path           print the bzImage path if it is already built (else exit
+#                    EXIT_FAIL, 1)
 #   -j N             parallel jobs (default: nproc)
 #   --force          run make even if this key is already built (the Debian tree
 #                    and patched copies are treated as immutable; --kdir trees
 #                    are always re-made, incrementally)
 #   --check-kernel BZIMAGE [--kbuild DIR]
 #                    check a kernel fsaio did not build against
-#                    ci/config/required.config, using the build tree's .config
+#                    ci/kernel/config/required.config, using the build tree's .config
 #                    (--kbuild) or the config embedded in the image (IKCONFIG);
-#                    names every missing option, exit 1 if any required one is
+#                    names every missing option; exit EXIT_FAIL (1) if any
+#                    required one is
 #
 # Cache: $FSAIO_KCACHE (default /var/cache/fsaio/kernels)/<key>/ holding
 # build/ (the O= tree, reused incrementally), src/ (patched copy), build.log,
@@ -28,13 +30,16 @@
 # [-p<series hash>].  Progress goes to stderr; the last stdout line is the
 # bzImage path.  Heavy make runs under `flock $FSAIO_CPU_LOCK nice -n 10` so
 # parallel kernel builds on this machine take turns.
+# Exit status (harness/exit_status.h): EXIT_PASS, EXIT_FAIL as above,
+# EXIT_ERROR (5) when the build or its setup failed or was interrupted,
+# EXIT_USAGE (64) for a bad command line.
 set -euo pipefail
 # The whole script is one compound command, parsed before it runs, so editing
 # this file cannot break a copy that is already running.
 {
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CI=$ROOT/ci
+. "$(dirname "$0")/../lib.sh"
+CONFIG_DIR=$ROOT/ci/kernel/config
 KCACHE=${FSAIO_KCACHE:-/var/cache/fsaio/kernels}
 SRCCACHE=${FSAIO_SRCCACHE:-/var/cache/fsaio/src}
 CPU_LOCK=${FSAIO_CPU_LOCK:-/var/cache/fsaio/cpu.lock}
@@ -46,10 +51,6 @@ FLAVOR=
 MODE=build
 CHECK_IMAGE= KBUILD= FORCE=0
 JOBS=$(nproc)
-
-msg() { printf '[build-kernel] %s\n' "$*" >&2; }
-die() { printf '[build-kernel] error: %s\n' "$*" >&2; exit 1; }
-usage() { awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0" >&2; exit "${1:-2}"; }
 
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -67,15 +68,15 @@ while [[ $# -gt 0 ]]; do
 	--kbuild) KBUILD=$2; shift 2 ;;
 	-j) JOBS=$2; shift 2 ;;
 	-j*) JOBS=${1#-j}; shift ;;
-	-h|--help) usage 0 ;;
-	*) echo "unknown argument: $1" >&2; usage ;;
+	-h|--help) usage "$EXIT_PASS" ;;
+	*) usage_error "unknown argument: $1" ;;
 	esac
 done
 
 case $FLAVOR in
 ''|stock|default) FLAVOR= ;;
 debug) ;;
-*) die "unknown flavor '$FLAVOR' (known: debug)" ;;
+*) usage_error "unknown flavor '$FLAVOR' (known: debug)" ;;
 esac
 
 # ---- --check-kernel: verify a foreign kernel's config -------------------------------
@@ -83,18 +84,18 @@ check_kernel() {
 	local cfg line opt want missing=() wanted=() src
 	if [[ -n $KBUILD ]]; then
 		cfg=$KBUILD/.config
-		[[ -f $cfg ]] || die "no .config in $KBUILD"
+		[[ -f $cfg ]] || usage_error "no .config in $KBUILD"
 		src="$cfg"
 	else
-		[[ -f $CHECK_IMAGE ]] || die "no such kernel image: $CHECK_IMAGE"
+		[[ -f $CHECK_IMAGE ]] || usage_error "no such kernel image: $CHECK_IMAGE"
 		CHECK_TMP=$(mktemp)
 		trap 'rm -f "$CHECK_TMP"' EXIT
 		local tmp=$CHECK_TMP
 		local x=${KDIR:-$SRCCACHE/linux-source-6.12}/scripts/extract-ikconfig
 		[[ -x $x ]] || x=$(command -v extract-ikconfig || true)
 		if [[ -z $x ]] || ! "$x" "$CHECK_IMAGE" >"$tmp" 2>/dev/null || [[ ! -s $tmp ]]; then
-			msg "warning: $CHECK_IMAGE has no embedded config (CONFIG_IKCONFIG) and no --kbuild/KBUILD= was given;"
-			msg "warning: cannot verify it has what fsaio needs; booting it anyway"
+			warn "$CHECK_IMAGE has no embedded config (CONFIG_IKCONFIG) and no --kbuild/KBUILD= was given;"
+			warn "cannot verify it has what fsaio needs; booting it anyway"
 			return 0
 		fi
 		cfg=$tmp
@@ -108,16 +109,17 @@ check_kernel() {
 		grep -qxF "$line" "$cfg" && continue
 		have=$(grep -E "^(# )?$opt[= ]" "$cfg" || echo "$opt absent")
 		if ((want)); then wanted+=("$line (have: $have)"); else missing+=("$line (have: $have)"); fi
-	done <"$CI/config/required.config"
-	((${#wanted[@]})) && { msg "warning: recommended options missing in $src:"; printf '    %s\n' "${wanted[@]}" >&2; }
+	done <"$CONFIG_DIR/required.config"
+	((${#wanted[@]})) && { warn "recommended options missing in $src:"; printf '    %s\n' "${wanted[@]}" >&2; }
 	if ((${#missing[@]})); then
 		msg "required options missing in $src:"
 		printf '    %s\n' "${missing[@]}" >&2
-		die "kernel lacks ${#missing[@]} option(s) fsaio needs (see ci/config/required.config)"
+		msg "kernel lacks ${#missing[@]} option(s) fsaio needs (see ci/kernel/config/required.config)"
+		exit "$EXIT_FAIL"
 	fi
 	msg "kernel config OK ($src): all required options set"
 }
-if [[ $MODE == check ]]; then check_kernel; exit 0; fi
+if [[ $MODE == check ]]; then check_kernel; exit "$EXIT_PASS"; fi
 
 # ---- source -----------------------------------------------------------------
 if [[ -z $KDIR ]]; then
@@ -131,7 +133,7 @@ if [[ -z $KDIR ]]; then
 	fi
 	SRCID=deb
 else
-	[[ -f $KDIR/Makefile && -f $KDIR/Kconfig ]] || die "$KDIR is not a kernel tree"
+	[[ -f $KDIR/Makefile && -f $KDIR/Kconfig ]] || usage_error "--kdir $KDIR is not a kernel tree"
 	KDIR=$(realpath "$KDIR")
 	SRCID=s$(printf '%s' "$KDIR" | sha256sum | cut -c1-8)
 fi
@@ -140,8 +142,8 @@ fi
 VERSION=$(make -s -C "$KDIR" kernelversion 2>/dev/null) || die "cannot read kernel version of $KDIR"
 
 # ---- key ----------------------------------------------------------------------
-FRAGS=("$CI/config/base.config" "$CI/config/bpf.config")
-[[ -n $FLAVOR ]] && FRAGS+=("$CI/config/$FLAVOR.config")
+FRAGS=("$CONFIG_DIR/base.config" "$CONFIG_DIR/bpf.config")
+[[ -n $FLAVOR ]] && FRAGS+=("$CONFIG_DIR/$FLAVOR.config")
 for f in "${FRAGS[@]}"; do [[ -f $f ]] || die "missing config fragment $f"; done
 CFGHASH=$(cat "${FRAGS[@]}" | sha256sum | cut -c1-10)
 
@@ -167,8 +169,8 @@ OUT=$KEYDIR/build
 BZIMAGE=$OUT/arch/x86/boot/bzImage
 
 case $MODE in
-key) echo "$KEY"; exit 0 ;;
-path) [[ -f $BZIMAGE && -f $KEYDIR/built ]] || exit 1; echo "$BZIMAGE"; exit 0 ;;
+key) echo "$KEY"; exit "$EXIT_PASS" ;;
+path) [[ -f $BZIMAGE && -f $KEYDIR/built ]] || exit "$EXIT_FAIL"; echo "$BZIMAGE"; exit "$EXIT_PASS" ;;
 esac
 
 mkdir -p "$OUT"
@@ -254,12 +256,12 @@ if [[ ${#missing[@]} -gt 0 ]]; then
 	die "${#missing[@]} required config option(s) missing in $OUT/.config"
 fi
 msg "config verified: $(grep -c '^CONFIG_' "$MERGED") required options set"
-if [[ $MODE == config ]]; then echo "$OUT/.config"; exit 0; fi
+if [[ $MODE == config ]]; then echo "$OUT/.config"; exit "$EXIT_PASS"; fi
 # Immutable sources: once built, nothing to do (no need to queue for the lock).
 if ((!FORCE)) && [[ -f $KEYDIR/built && -f $BZIMAGE && ( $SRCID == deb || $PATCHED == 1 ) ]]; then
 	msg "up to date (built $(date -r "$KEYDIR/built" '+%F %T'); --force to re-run make)"
 	echo "$BZIMAGE"
-	exit 0
+	exit "$EXIT_PASS"
 fi
 
 # ---- build --------------------------------------------------------------------------
@@ -278,7 +280,7 @@ setsid flock "$CPU_LOCK" nice -n 10 \
 	sh -c 'echo "# fsaio: CPU lock acquired $(date +%s)"; exec "$@"' sh \
 	"${MAKE[@]}" bzImage >"$LOG" 2>&1 &
 mpid=$!
-trap 'kill -TERM -- -$mpid 2>/dev/null; wait $mpid 2>/dev/null; exit 130' INT TERM
+trap 'kill -TERM -- -$mpid 2>/dev/null; wait $mpid 2>/dev/null; exit "$EXIT_ERROR"' INT TERM
 last=
 while kill -0 $mpid 2>/dev/null; do
 	for _ in $(seq 30); do kill -0 $mpid 2>/dev/null || break; sleep 1; done

@@ -4,7 +4,7 @@
 # (tools/testing/kunit/kunit.py parse) and that the parser's counts equal
 # the result lines in the log; print the counts and exit with the verdict.
 #
-#   ci/ktap-check.sh [--kunit PATH/kunit.py] [--out DIR] [-q] FILE
+#   ci/selftests/ktap-check.sh [--kunit PATH/kunit.py] [--out DIR] [-q] FILE
 #
 # FILE is `fsaio check` output, or a kselftest run (`make run_tests`), whose
 # runner prefixes each test's own output with "# ": every such test that
@@ -22,36 +22,39 @@
 # result lines, plan mismatches) and exit 0 unless something failed or all
 # skipped; a kselftest line "ok N selftests: ..: T" must not sit on nested
 # KTAP that failed.
-# Exit status: 0 pass, 1 a test failed, 2 the log does not parse or the
-# counts differ (ERROR), 4 every test skipped.
+# Exit status (harness/exit_status.h): EXIT_PASS (0), EXIT_FAIL (1) a test
+# failed, EXIT_SKIP (4) every test skipped, EXIT_ERROR (5) the log does not
+# parse or the counts differ, EXIT_USAGE (64) a bad command line.
 set -uo pipefail
 {
+. "$(dirname "$0")/../lib.sh"
 KUNIT= OUT= QUIET=0
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--kunit) KUNIT=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	-q) QUIET=1; shift ;;
-	-h|--help) awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
-	-*) echo "ktap-check: unknown option $1" >&2; exit 2 ;;
+	-h|--help) usage "$EXIT_PASS" ;;
+	-*) usage_error "unknown option $1" ;;
 	*) break ;;
 	esac
 done
-[[ $# -eq 1 && -r $1 ]] || { echo "usage: ci/ktap-check.sh [--kunit kunit.py] [--out DIR] FILE" >&2; exit 2; }
+[[ $# -eq 1 ]] || usage_error "one FILE expected"
+[[ -r $1 ]] || usage_error "cannot read $1"
 FILE=$1
 if [[ -z $KUNIT ]]; then
 	for k in ${KSRC:-} ${KDIR:-} /var/cache/fsaio/src/linux-source-6.12; do
 		[[ -f $k/tools/testing/kunit/kunit.py ]] && { KUNIT=$k/tools/testing/kunit/kunit.py; break; }
 	done
 fi
-[[ -f $KUNIT ]] || { echo "ktap-check: no kunit.py (--kunit, or KSRC=kernel tree)" >&2; exit 2; }
+[[ -f $KUNIT ]] || die "no kunit.py (--kunit, or KSRC=kernel tree)"
 TMP=
 if [[ -z $OUT ]]; then
-	TMP=$(mktemp -d "${TMPDIR:-/tmp}/fsaio-ktap.XXXXXX") || exit 2
+	TMP=$(mktemp -d "${TMPDIR:-/tmp}/fsaio-ktap.XXXXXX") || die "mktemp failed"
 	trap 'rm -rf "$TMP"' EXIT
 	OUT=$TMP
 fi
-mkdir -p "$OUT" || exit 2
+mkdir -p "$OUT" || die "cannot create $OUT"
 
 # Independent leaf counts: "passed failed skipped".
 leaf_counts() {
@@ -79,18 +82,19 @@ check() {
 	line=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -o 'Testing complete\. .*' | tail -n 1)
 	num() { local n; n=$(grep -oE "$1: [0-9]+" <<<"$line" | grep -oE '[0-9]+'); echo "${n:-0}"; }
 	kp=$(num passed) kf=$(num failed) ks=$(num skipped) kc=$(num crashed) ke=$(num errors)
+	# kunit.py's own exit status: 0, or 1 when a test failed or none passed.
 	local want_krc=0
 	((f > 0 || p == 0)) && want_krc=1
 	if ((p + f + s == 0)); then
-		if grep -qE '^[[:space:]]*1\.\.0' "$file"; then v=4 why="SKIP (empty plan 1..0)"
-		else v=2 why="ERROR: no test results"; fi
-	elif [[ -z $line ]]; then v=2 why="ERROR: kunit.py printed no summary (exit $krc)"
-	elif ((kc || ke)); then v=2 why="ERROR: kunit.py found crashed $kc, errors $ke: $(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -m3 -E '\[ERROR\]|CRASHED' | sed 's/^\[[0-9:]*\] //' | tr '\n' ';')"
-	elif ((kp != p || kf != f || ks != s)); then v=2 why="ERROR: counts differ: log $p/$f/$s, kunit.py $kp/$kf/$ks (passed/failed/skipped)"
-	elif ((krc != want_krc)); then v=2 why="ERROR: kunit.py exited $krc, expected $want_krc"
-	elif ((f > 0)); then v=1 why="FAIL ($f failed), counts match"
-	elif ((p == 0)); then v=4 why="SKIP (all skipped), counts match"
-	else v=0 why="PASS, counts match"
+		if grep -qE '^[[:space:]]*1\.\.0' "$file"; then v=$EXIT_SKIP why="SKIP (empty plan 1..0)"
+		else v=$EXIT_ERROR why="ERROR: no test results"; fi
+	elif [[ -z $line ]]; then v=$EXIT_ERROR why="ERROR: kunit.py printed no summary (exit $krc)"
+	elif ((kc || ke)); then v=$EXIT_ERROR why="ERROR: kunit.py found crashed $kc, errors $ke: $(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -m3 -E '\[ERROR\]|CRASHED' | sed 's/^\[[0-9:]*\] //' | tr '\n' ';')"
+	elif ((kp != p || kf != f || ks != s)); then v=$EXIT_ERROR why="ERROR: counts differ: log $p/$f/$s, kunit.py $kp/$kf/$ks (passed/failed/skipped)"
+	elif ((krc != want_krc)); then v=$EXIT_ERROR why="ERROR: kunit.py exited $krc, expected $want_krc"
+	elif ((f > 0)); then v=$EXIT_FAIL why="FAIL ($f failed), counts match"
+	elif ((p == 0)); then v=$EXIT_SKIP why="SKIP (all skipped), counts match"
+	else v=$EXIT_PASS why="PASS, counts match"
 	fi
 	echo "$name $v" >>"$OUT/verdicts"
 	printf 'ktap-check: %s: %d results (%d passed, %d failed, %d skipped); kunit.py parse exit %d: %s -> %s\n' \
@@ -118,23 +122,23 @@ check() {
 		[[ -n $name ]] || continue
 		check "nested-$name" "$file"
 		# A kselftest "ok" over nested KTAP that failed is a contradiction.
-		if [[ $top == ok ]] && grep -qx "nested-$name 1" "$OUT/verdicts"; then
+		if [[ $top == ok ]] && grep -qx "nested-$name $EXIT_FAIL" "$OUT/verdicts"; then
 			echo "ktap-check: nested-$name: the kselftest result line says ok but its own KTAP failed -> ERROR"
-			echo "nested-$name-vs-main 2" >>"$OUT/verdicts"
+			echo "nested-$name-vs-main $EXIT_ERROR" >>"$OUT/verdicts"
 		fi
 	done <"$OUT/nested.list"
 } >"$OUT/ktap-check.txt"
 ((QUIET)) || cat "$OUT/ktap-check.txt"
 
 # The main document decides pass/fail/skip; nested ones can only add a
-# failure or an error.  Ranking: ERROR (2) > FAIL (1) > SKIP (4) > PASS (0).
-worst=0
+# failure or an error.  Ranking: ERROR > FAIL > SKIP > PASS.
+worst=$EXIT_PASS
 while read -r name v; do
-	[[ $name != main && $v == 4 ]] && v=0
+	[[ $name != main && $v == "$EXIT_SKIP" ]] && v=$EXIT_PASS
 	case $v in
-	2) worst=2 ;;
-	1) ((worst != 2)) && worst=1 ;;
-	4) ((worst == 0)) && worst=4 ;;
+	"$EXIT_ERROR") worst=$EXIT_ERROR ;;
+	"$EXIT_FAIL") [[ $worst == "$EXIT_ERROR" ]] || worst=$EXIT_FAIL ;;
+	"$EXIT_SKIP") [[ $worst == "$EXIT_PASS" ]] && worst=$EXIT_SKIP ;;
 	esac
 done <"$OUT/verdicts"
 exit $worst

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The VM parts of `make bench` (called by ci/bench.sh): boot the cached
+# The VM parts of `make bench` (called by ci/bench/bench.sh): boot the cached
 # stock and patched kernels in QEMU and write two part files (schema
 # fsaio-bench/1, see ci/README.md "Benchmarks in the VM"):
 #
@@ -17,8 +17,8 @@
 #                -icount (virtual time: the host's load does not enter), 2
 #                vCPUs, one boot per kernel
 #
-#   ci/bench-vm.sh [PARTS_DIR] [--parts syncpath,fsaio-table] [--kernels stock,patched]
-#                  [--boots N] [--delay MS] [--runtime SEC] [--size SIZE] [--quick]
+#   ci/bench/bench-vm.sh [PARTS_DIR] [--parts syncpath,fsaio-table] [--kernels stock,patched]
+#                        [--boots N] [--delay MS] [--runtime SEC] [--size SIZE] [--quick]
 #
 #   PARTS_DIR      where <part>.json go (default $BENCH_OUT/parts, BENCH_OUT
 #                  defaulting to .output/bench)
@@ -34,30 +34,27 @@
 #   --no-run       boot nothing: rebuild the part files from the raw results of
 #                  the last run (same options)
 #
-# Kernels: `ci/build-kernel.sh [--patched] --path` (never builds); or
+# Kernels: `ci/kernel/build-kernel.sh [--patched] --path` (never builds); or
 # BENCH_VM_STOCK_KERNEL / BENCH_VM_PATCHED_KERNEL = a bzImage to use instead.
-# Raw results: $BENCH_OUT/vm/<syncpath|table>-<kernel>[-bN]/ (ci/vm-run.sh
+# Raw results: $BENCH_OUT/vm/<syncpath|table>-<kernel>[-bN]/ (ci/vm/vm-run.sh
 # output dirs; syncpath.jsonl, table/*.json).
 #
-# Exit status: 0 both part files written (missed goals and skipped kernels
-# are reported in them, not failures); 1 ERROR (a VM run or a measurement
-# failed; the part says which, and the last line printed is the reason);
-# 2 usage.
+# Exit status (harness/exit_status.h): EXIT_PASS both part files written
+# (missed goals and skipped kernels are reported in them, not failures);
+# EXIT_ERROR (5) a VM run or a measurement failed (the part says which, and
+# the last line printed is the reason); EXIT_USAGE (64).
 set -uo pipefail
 # One compound command: editing this file cannot break a running copy.
 {
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT" || exit 1
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT" || die "cannot cd to $ROOT"
 OUT=${BENCH_OUT:-$ROOT/.output/bench}
 PARTS_DIR=
 PARTS=syncpath,fsaio-table
 KERNELS=stock,patched
 BOOTS=2 SLOW=50 RUNTIME=10 SIZE=512M QUICK=0 NORUN=0
 SCHEMA=fsaio-bench/1
-
-msg() { printf '[bench-vm] %s\n' "$*" >&2; }
-usage() { awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0" >&2; exit "${1:-2}"; }
 
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -69,14 +66,15 @@ while [[ $# -gt 0 ]]; do
 	--size) SIZE=$2; shift 2 ;;
 	--quick) QUICK=1; shift ;;
 	--no-run) NORUN=1; shift ;;
-	-h|--help) usage 0 ;;
-	-*) echo "unknown option $1" >&2; usage ;;
-	*) [[ -z $PARTS_DIR ]] || usage; PARTS_DIR=$1; shift ;;
+	-h|--help) usage "$EXIT_PASS" ;;
+	-*) usage_error "unknown option $1" ;;
+	*) [[ -z $PARTS_DIR ]] || usage_error "one PARTS_DIR only"; PARTS_DIR=$1; shift ;;
 	esac
 done
 [[ -n $PARTS_DIR ]] || PARTS_DIR=$OUT/parts
-[[ $BOOTS =~ ^[1-9]$ && $SLOW =~ ^[0-9]+$ && $RUNTIME =~ ^[1-9][0-9]*$ ]] || usage
-mkdir -p "$PARTS_DIR" "$OUT/vm" "$OUT/bin" || exit 1
+[[ $BOOTS =~ ^[1-9]$ && $SLOW =~ ^[0-9]+$ && $RUNTIME =~ ^[1-9][0-9]*$ ]] ||
+	usage_error "--boots takes 1 to 9, --delay and --runtime whole numbers (--runtime > 0)"
+mkdir -p "$PARTS_DIR" "$OUT/vm" "$OUT/bin" || die "cannot create $PARTS_DIR, $OUT/vm"
 PARTS_DIR=$(realpath "$PARTS_DIR")
 
 # syncpath iteration counts: cached 4 KiB ops, 64 KiB reads, cold reads.
@@ -91,10 +89,8 @@ SYNCPATH_REL=$(realpath --relative-to="$ROOT" "$SYNCPATH_BIN" 2>/dev/null || ech
 ERRORS=0
 LAST_ERROR=
 
-now() { date +%s.%N; }
-since() { printf '%.0f' "$(echo "$(now) - $1" | bc)"; }
-
-# kernel_path stock|patched: the bzImage, or "" with KREASON set.
+# resolve_kernel stock|patched: KPATH[k] = the bzImage (with KKEY, KRELEASE),
+# or KREASON[k] = why there is none.
 declare -A KPATH KREASON KRELEASE KKEY
 resolve_kernel() {
 	local k=$1 var bz p=
@@ -108,19 +104,19 @@ resolve_kernel() {
 		bz=${!var}
 		[[ -f $bz ]] || { KREASON[$k]="$var=$bz: no such file"; return; }
 		KKEY[$k]="$var=$bz"
-	elif bz=$(ci/build-kernel.sh $p --path 2>/dev/null) && [[ -f $bz ]]; then
-		KKEY[$k]=$(ci/build-kernel.sh $p --print-key 2>/dev/null | tail -1)
+	elif bz=$(ci/kernel/build-kernel.sh $p --path 2>/dev/null) && [[ -f $bz ]]; then
+		KKEY[$k]=$(ci/kernel/build-kernel.sh $p --print-key 2>/dev/null | tail -1)
 	else
-		KREASON[$k]="$k kernel not built yet (ci/build-kernel.sh $p --path: none; make kernels builds it)"
+		KREASON[$k]="$k kernel not built yet (ci/kernel/build-kernel.sh $p --path: none; make kernels builds it)"
 		return
 	fi
 	KPATH[$k]=$bz
-	KRELEASE[$k]=$(ci/vm-run.sh --print-release --kernel "$bz")
+	KRELEASE[$k]=$(ci/vm/vm-run.sh --print-release --kernel "$bz")
 }
 
 # The JSON pieces go through files: a figure list is too long for argv.
 W=$OUT/vm/.work
-mkdir -p "$W" || exit 1
+mkdir -p "$W" || die "cannot create $W"
 echo '[]' >"$W/empty.json"
 echo '{}' >"$W/none.json"
 
@@ -136,6 +132,20 @@ part_file() {
 }
 
 error() { msg "ERROR: $*"; ERRORS=$((ERRORS + 1)); LAST_ERROR=$*; }
+
+# vm_result OUT: how the guest command in the vm-run.sh dir OUT ended
+vm_result() { echo "$(cat "$1/result" 2>/dev/null || echo 'no result') ($(tail -1 "$1/stderr" 2>/dev/null))"; }
+
+# part_skipped: in a part function whose status is still ok, a kernel that
+# is missing (missing = the reasons; kinds = the kernels it has figures
+# for) makes the part skipped, with the reasons.
+part_skipped() {
+	[[ $status == ok && ${#missing[@]} -gt 0 ]] || return 0
+	status=skipped
+	reason=$(printf '%s; ' "${missing[@]}")
+	reason=${reason%; }
+	[[ ${#kinds[@]} -eq 0 ]] || reason+="; figures for ${kinds[*]} only, no patched/stock ratios"
+}
 
 kernels_desc() {
 	local k d=
@@ -170,17 +180,17 @@ part_syncpath() {
 			if ((!NORUN)); then
 				mkdir -p "$out" && rm -f "$out/syncpath.jsonl"
 				msg "syncpath: $k boot $b/$BOOTS (icount, 1 vCPU) -> $out"
-				ci/vm-run.sh --kernel "${KPATH[$k]}" --label "syncpath-$k-b$b" --out "$out" \
+				ci/vm/vm-run.sh --kernel "${KPATH[$k]}" --label "syncpath-$k-b$b" --out "$out" \
 					--icount --cpus 1 --disks none --timeout 1800 -- "$(syncpath_cmd)" >/dev/null
 			fi
-			if [[ $(cat "$out/exit-code" 2>/dev/null) != 0 || ! -s $out/syncpath.jsonl ]]; then
-				error "syncpath: $k boot $b: $(cat "$out/result" 2>/dev/null || echo 'no result') ($(tail -1 "$out/stderr" 2>/dev/null))"
+			if [[ $(cat "$out/exit-code" 2>/dev/null) != "$EXIT_PASS" || ! -s $out/syncpath.jsonl ]]; then
+				error "syncpath: $k boot $b: $(vm_result "$out")"
 				status=error reason=$LAST_ERROR
 				continue 2
 			fi
 			rel=$(grep -o 'release=[^ ]*' "$out/stderr" | head -1 | cut -d= -f2)
 			jq -c --arg k "$k" --argjson b "$b" --arg rel "${rel:-${KRELEASE[$k]}}" \
-			      --arg vmcmd "ci/vm-run.sh --kernel ${KPATH[$k]} --icount --cpus 1 --disks none -- '$(syncpath_cmd)'" \
+			      --arg vmcmd "ci/vm/vm-run.sh --kernel ${KPATH[$k]} --icount --cpus 1 --disks none -- '$(syncpath_cmd)'" \
 			      '(.tag | split(".")) as $t
 			       | . + {kind: $k, boot: $b, release: $rel, vm_command: $vmcmd,
 			              pass: ($t[1] | ltrimstr("p") | tonumber),
@@ -190,10 +200,7 @@ part_syncpath() {
 		done
 		kinds+=("$k")
 	done
-	if [[ $status == ok && ${#missing[@]} -gt 0 ]]; then
-		status=skipped
-		reason="$(IFS='; '; echo "${missing[*]}")$([[ ${#kinds[@]} -gt 0 ]] && echo "; figures for ${kinds[*]} only, no patched/stock ratios")"
-	fi
+	part_skipped
 	msg "syncpath: aggregating $(wc -l <"$raw") measurements"
 	local figs=$W/syncpath-figures.json ratios=$W/syncpath-ratios.json extra=$W/syncpath-extra.json
 	jq -s --arg n "$N_CACHED/$N_64K/$N_COLD" '
@@ -206,7 +213,7 @@ part_syncpath() {
 		def cfgdesc: {stock: "stock kernel", "patched-async0": "patched kernel, fs.aio-buffered-async=0",
 		              "patched-async1": "patched kernel, fs.aio-buffered-async=1",
 		              "patched-nosysctl": "patched kernel without the sysctl"}[.];
-		def cmd: "ci/bench-vm.sh --parts syncpath --kernels \(if .cfg == "stock" then "stock" else "patched" end)";
+		def cmd: "ci/bench/bench-vm.sh --parts syncpath --kernels \(if .cfg == "stock" then "stock" else "patched" end)";
 		group_by(.cfg + "|" + .op) | map(sort_by(.boot, .pass)) | map(
 		  .[0] as $f | ($f.op == "cold4k") as $cold |
 		  (map(.med)) as $s |
@@ -270,11 +277,11 @@ part_table() {
 		if ((!NORUN)); then
 			mkdir -p "$out" && rm -rf "$out/table"
 			msg "fsaio-table: $k (icount, 2 vCPUs, ext4 on dm-delay ${SLOW} ms on a loop device in RAM, runtime ${RUNTIME}s, file $SIZE) -> $out"
-			ci/vm-run.sh --kernel "${KPATH[$k]}" --label "table-$k" --out "$out" \
+			ci/vm/vm-run.sh --kernel "${KPATH[$k]}" --label "table-$k" --out "$out" \
 				--icount --cpus 2 --mem 3G --disks none --timeout 1800 -- "$(table_cmd)" >/dev/null
 		fi
-		if [[ $(cat "$out/exit-code" 2>/dev/null) != 0 || ! -s $out/table/cells.tsv ]]; then
-			error "fsaio-table: $k: $(cat "$out/result" 2>/dev/null || echo 'no result') ($(tail -1 "$out/stderr" 2>/dev/null))"
+		if [[ $(cat "$out/exit-code" 2>/dev/null) != "$EXIT_PASS" || ! -s $out/table/cells.tsv ]]; then
+			error "fsaio-table: $k: $(vm_result "$out")"
 			status=error reason=$LAST_ERROR
 			continue
 		fi
@@ -318,10 +325,7 @@ part_table() {
 		fi
 		kinds+=("$k")
 	done
-	if [[ $status == ok && ${#missing[@]} -gt 0 ]]; then
-		status=skipped
-		reason="$(IFS='; '; echo "${missing[*]}")$([[ ${#kinds[@]} -gt 0 ]] && echo "; figures for ${kinds[*]} only, no patched/stock ratios")"
-	fi
+	part_skipped
 	local figs=$W/table-figures.json ratios=$W/table-ratios.json extra=$W/table-extra.json
 	local cdf=$W/table-cdf.json xcheck=$W/table-xcheck.json
 	jq -s --arg slow "$SLOW" --arg rt "$RUNTIME" --arg size "$SIZE" '
@@ -336,7 +340,7 @@ part_table() {
 		  (.kind + "-" + .cname) as $s | .wname as $g
 		  | {series: $s, group: $g, kernel: .release,
 		     config: "\(.kind) kernel, \(.cname | cfgdesc)\(if .kind == "patched" and .cname != "libaio-buffered-async0" then " (fs.aio-buffered-async=1)" else "" end); \(.wname | wdesc); ext4 on dm-delay \($slow) ms (loop device in guest RAM), \($size) file, runtime cap \($rt) s",
-		     command: "ci/bench-vm.sh --parts fsaio-table --kernels \(.kind) --delay \($slow) --runtime \($rt) --size \($size)",
+		     command: "ci/bench/bench-vm.sh --parts fsaio-table --kernels \(.kind) --delay \($slow) --runtime \($rt) --size \($size)",
 		     samples_are: "one fio run (\(.ios) I/Os in \(.runtime_ms) ms)", raw: .file} as $b
 		  | ($b + {id: "fsaio-table.\($s).\($g).MBps", metric: "throughput", value: (.mbps | r2), unit: "MB/s", samples: [(.mbps | r2)]}),
 		    ($b + {id: "fsaio-table.\($s).\($g).iops", metric: "IOPS", value: (.iops | r2), unit: "IOPS", samples: [(.iops | r2)]}),
@@ -394,13 +398,13 @@ part_table() {
 		| ({id: "fsaio-table.xcheck.\($c.kind).fio_slat_mean", series: "xcheck-\($c.kind)", group: "randread-4k",
 		    metric: "fio slat mean, 4 KiB libaio buffered random read under fsaio check", value: ($c.fio_slat_mean_us | r2), unit: "us",
 		    kernel: $c.release, config: "\($c.kind) kernel; traced by ./fsaio check (verdict \($c.verdict), lost \($c.lost))",
-		    command: "ci/bench-vm.sh --parts fsaio-table --kernels \($c.kind) --delay \($slow)"},
+		    command: "ci/bench/bench-vm.sh --parts fsaio-table --kernels \($c.kind) --delay \($slow)"},
 		   {id: "fsaio-table.xcheck.\($c.kind).traced_submit", series: "xcheck-\($c.kind)", group: "randread-4k",
 		    metric: (if $c.traced_submit_us == null then "traced io_submit time per call: no io_submit traced (\($c.traced_submitted) requests seen; no syscall tracepoints in this kernel?)"
 		             else "traced io_submit time per call (\($c.traced_submits) calls, blocked \($c.traced_blocked_us | r2) us/call in page waits); agrees with fio slat: \($c.agree)" end),
 		    value: ($c.traced_submit_us | r2), unit: "us", kernel: $c.release,
 		    config: "\($c.kind) kernel; traced by ./fsaio check",
-		    command: "ci/bench-vm.sh --parts fsaio-table --kernels \($c.kind) --delay \($slow)"}) ]' >"$figs.tmp" &&
+		    command: "ci/bench/bench-vm.sh --parts fsaio-table --kernels \($c.kind) --delay \($slow)"}) ]' >"$figs.tmp" &&
 		mv "$figs.tmp" "$figs"
 	jq -n --slurpfile cdf "$cdf" --slurpfile x "$xcheck" --arg slow "$SLOW" --arg rt "$RUNTIME" --arg size "$SIZE" \
 		'{method: "QEMU TCG -icount shift=0,sleep=off (virtual time: 1 ns per instruction, idle time skipped to the next timer, so the figures do not depend on the host load), 2 vCPUs, 3 GiB; ext4 on dm-delay \($slow) ms per read, write and flush on a loop device over a tmpfs file (no I/O leaves the guest); one \($size) file laid out and fsynced once, caches dropped before every cell (and fio invalidate=1); fio iodepth_batch_submit=1, runtime cap \($rt) s of virtual time or one pass over the file; one boot per kernel; job file ci/bench/table.fio, driver ci/bench/table-guest.sh",
@@ -411,7 +415,7 @@ part_table() {
 
 # ============================================================ main
 
-command -v jq >/dev/null || { echo "bench-vm: jq not installed (ci/install-deps.sh)"; exit 1; }
+command -v jq >/dev/null || die "jq not installed (ci/install-deps.sh)"
 for k in stock patched; do resolve_kernel "$k"; done
 msg "kernels: $(kernels_desc)"
 for k in stock patched; do
@@ -424,7 +428,7 @@ T0=$(now)
 msg "done in $(since "$T0") s; parts in $PARTS_DIR"
 if ((ERRORS)); then
 	echo "bench-vm: ERROR: $LAST_ERROR"
-	exit 1
+	exit "$EXIT_ERROR"
 fi
-exit 0
+exit "$EXIT_PASS"
 }

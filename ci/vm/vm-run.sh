@@ -3,7 +3,7 @@
 # Boot a kernel in QEMU with the host's root filesystem shared read-only and
 # run one command inside; bring its output, exit code and dmesg back.
 #
-#   ci/vm-run.sh --kernel BZIMAGE [options] -- CMD [ARGS...]
+#   ci/vm/vm-run.sh --kernel BZIMAGE [options] -- CMD [ARGS...]
 #
 #   --kernel FILE     bzImage to boot (required)
 #   --label NAME      result label (default: the kernel's release string)
@@ -29,23 +29,23 @@
 # FSAIO_OUT=/tmp/fsaio-out (the read-write share of --out), FSAIO_SCRATCH_EXT4,
 # FSAIO_SCRATCH_XFS, FSAIO_SCRATCH_DEV_* and FSAIO_VM=1; a literal @OUT@ in CMD
 # is replaced by $FSAIO_OUT.  Results in --out: stdout, stderr, exit-code,
-# dmesg, console.log, splats, result ("PASS|FAIL|ERROR rc=N reason").
-# Exit status: the guest command's, 1 if it passed but dmesg has a splat, or
-# 2 (ERROR) when no exit code came back (panic, hang, timeout, QEMU killed).
+# dmesg, console.log, splats, result ("PASS|FAIL|SKIP|ERROR rc=N reason").
+# Exit status (harness/exit_status.h): the guest command's, which the result
+# names PASS (0), SKIP (4), ERROR (5, or 64: no verdict) or else FAIL; FAIL
+# (1) if it passed but dmesg has a splat; ERROR (5) when no exit code came
+# back (panic, hang, timeout, QEMU killed) or the run could not be set up;
+# 64 for a bad command line.
 set -uo pipefail
 # The whole script is one compound command, parsed before it runs, so editing
 # this file cannot break a copy that is already running.
 {
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-CI=$ROOT/ci
+. "$(dirname "$0")/../lib.sh"
+VMDIR=$ROOT/ci/vm
 KERNEL= LABEL= OUT= TIMEOUT=900 MEM= CPUS=2 ACCEL=${FSAIO_VM_ACCEL:-auto}
 DISKS=ext4,xfs DISK_SIZE=2G SLOW=0 MOUNT=1 ICOUNT=0 APPEND= INTERACTIVE=0
 SPLATCHECK=1 VERBOSE=0 PRINT_RELEASE=0
 QEMU=${QEMU:-qemu-system-x86_64}
-
-msg() { printf '[vm-run] %s\n' "$*" >&2; }
-usage() { awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0" >&2; exit "${1:-2}"; }
 
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -66,17 +66,17 @@ while [[ $# -gt 0 ]]; do
 	--no-splat-check) SPLATCHECK=0; shift ;;
 	-v|--verbose) VERBOSE=1; shift ;;
 	--print-release) PRINT_RELEASE=1; shift ;;
-	-h|--help) usage 0 ;;
+	-h|--help) usage "$EXIT_PASS" ;;
 	--) shift; break ;;
-	*) echo "unknown argument: $1" >&2; usage ;;
+	*) usage_error "unknown argument: $1" ;;
 	esac
 done
 CMD=("$@")
-[[ -n $KERNEL ]] || { msg "--kernel is required"; usage; }
-[[ -f $KERNEL ]] || { msg "no such kernel: $KERNEL"; exit 2; }
+[[ -n $KERNEL ]] || usage_error "--kernel is required"
+[[ -f $KERNEL ]] || usage_error "no such kernel: $KERNEL"
 KERNEL=$(realpath "$KERNEL")
-[[ $SLOW =~ ^[0-9]+$ ]] || { msg "--slow takes milliseconds"; exit 2; }
-command -v "$QEMU" >/dev/null || { msg "$QEMU not found (ci/install-deps.sh --vm)"; exit 2; }
+[[ $SLOW =~ ^[0-9]+$ ]] || usage_error "--slow takes milliseconds"
+command -v "$QEMU" >/dev/null || die "$QEMU not found (ci/install-deps.sh --vm)"
 
 # Kernel release string from the bzImage setup header (offset 0x20e).
 kernel_release() {
@@ -86,18 +86,18 @@ kernel_release() {
 	dd if="$1" bs=1 skip=$((off + 0x200)) count=128 2>/dev/null | tr '\0' '\n' | head -1 | cut -d' ' -f1
 }
 RELEASE=$(kernel_release "$KERNEL") || RELEASE=unknown
-if ((PRINT_RELEASE)); then echo "$RELEASE"; exit 0; fi
+if ((PRINT_RELEASE)); then echo "$RELEASE"; exit "$EXIT_PASS"; fi
 if [[ ${#CMD[@]} -eq 0 ]]; then
-	((INTERACTIVE)) && CMD=(bash -i) || { msg "no command given (-- CMD...)"; usage; }
+	((INTERACTIVE)) && CMD=(bash -i) || usage_error "no command given (-- CMD...)"
 fi
 [[ -n $LABEL ]] || LABEL=$RELEASE
 [[ -n $OUT ]] || OUT=$ROOT/.output/vm/$LABEL
-mkdir -p "$OUT" || exit 2
+mkdir -p "$OUT" || die "cannot create $OUT"
 OUT=$(realpath "$OUT")
 [[ -n $MEM ]] || MEM=2G
 
 # ---- temp area and cleanup ------------------------------------------------------
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/fsaio-vm.XXXXXX") || exit 2
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/fsaio-vm.XXXXXX") || die "mktemp failed"
 QPID= TAILPID=
 cleanup() {
 	local pid
@@ -116,7 +116,7 @@ cleanup() {
 on_signal() {
 	INTERRUPTED=1
 	msg "interrupted: stopping QEMU"
-	[[ -z $QPID ]] && exit 2
+	[[ -z $QPID ]] && exit "$EXIT_ERROR"
 	[[ -s $TMP/qemu.pid ]] && kill -TERM "$(cat "$TMP/qemu.pid")" 2>/dev/null
 	kill -TERM "$QPID" 2>/dev/null
 }
@@ -152,7 +152,7 @@ tcg) if ((ICOUNT)); then
      else
 	     ACCEL_ARGS=(-accel tcg,thread=multi -cpu max)
      fi ;;
-*) msg "unknown --accel $ACCEL"; exit 2 ;;
+*) usage_error "unknown --accel $ACCEL (auto, tcg, kvm)" ;;
 esac
 
 # ---- scratch disks ------------------------------------------------------------------
@@ -161,13 +161,13 @@ if [[ $DISKS != none && -n $DISKS ]]; then
 	IFS=, read -ra fss <<<"$DISKS"
 	for fs in "${fss[@]}"; do
 		img=$TMP/$fs.img
-		truncate -s "$DISK_SIZE" "$img" || exit 2
+		truncate -s "$DISK_SIZE" "$img" || die "cannot create the $fs disk image"
 		case $fs in
 		ext4) mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 -L fsaio-ext4 "$img" ;;
 		xfs) mkfs.xfs -q -f -L fsaio-xfs "$img" ;;
 		raw) true ;;
-		*) msg "unknown scratch filesystem $fs (ext4, xfs, raw)"; exit 2 ;;
-		esac >/dev/null || { msg "mkfs.$fs failed"; exit 2; }
+		*) usage_error "unknown scratch filesystem $fs (ext4, xfs, raw)" ;;
+		esac >/dev/null || die "mkfs.$fs failed"
 		# The guest finds each disk by its serial (fsaio-<fs>), not by name.
 		DISK_ARGS+=(-drive "file=$img,if=none,id=d$fs,format=raw,cache=none,aio=threads,discard=unmap"
 			    -device "virtio-blk-pci,drive=d$fs,serial=fsaio-$fs")
@@ -201,7 +201,7 @@ printf '%s\n' "${CMD[*]//@OUT@//tmp/fsaio-out}" >"$OUT/.vm/cmd.txt"
 
 APPEND_ALL="console=ttyS0,115200 earlyprintk=serial,ttyS0,115200 root=hostroot rootfstype=9p"
 APPEND_ALL+=" rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=524288 ro"
-APPEND_ALL+=" init=$CI/guest-init.sh panic=-1 loglevel=6 net.ifnames=0 $APPEND"
+APPEND_ALL+=" init=$VMDIR/guest-init.sh panic=-1 loglevel=6 net.ifnames=0 $APPEND"
 
 QARGS=(-nodefaults -no-user-config -display none -no-reboot
 	"${ACCEL_ARGS[@]}" -smp "$CPUS" -m "$MEM"
@@ -230,7 +230,7 @@ desc="$ACCEL, $CPUS vCPU, $MEM"
 [[ ${#GUEST_DISKS[@]} -gt 0 ]] && desc+=", disks ${GUEST_DISKS[*]}"
 ((SLOW)) && desc+=", dm-delay ${SLOW}ms"
 msg "booting $RELEASE ($desc) -> $OUT"
-start=$(date +%s.%N)
+start=$(now)
 if ((INTERACTIVE)); then
 	timeout --foreground -k 10 "$TIMEOUT" "$QEMU" "${QARGS[@]}"
 	qrc=$?
@@ -247,16 +247,20 @@ else
 	while kill -0 $QPID 2>/dev/null; do { wait $QPID; } 2>/dev/null; qrc=$?; done
 	QPID=
 fi
-elapsed=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
+elapsed=$(since "$start" 1)
 [[ -n $TAILPID ]] && { sleep 0.3; kill "$TAILPID" 2>/dev/null; TAILPID=; }
 
 # ---- verdict ------------------------------------------------------------------------------
-result=ERROR rc=2 reason=
+result=ERROR rc=$EXIT_ERROR reason=
 if [[ -s $OUT/exit-code ]]; then
 	rc=$(cat "$OUT/exit-code")
-	if [[ $rc == 0 ]]; then result=PASS; reason="command passed"
-	elif [[ $rc == 4 ]]; then result=SKIP; reason="command skipped (exit 4)"
-	else result=FAIL; reason="command exited $rc"; fi
+	case $rc in
+	"$EXIT_PASS") result=PASS reason="command passed" ;;
+	"$EXIT_SKIP") result=SKIP reason="command skipped (exit $rc)" ;;
+	"$EXIT_ERROR") result=ERROR reason="command exited $rc: error, no verdict" ;;
+	"$EXIT_USAGE") result=ERROR reason="command exited $rc: usage error" ;;
+	*) result=FAIL reason="command exited $rc" ;;
+	esac
 else
 	panic=$(grep -m1 -E 'Kernel panic|BUG: |Oops|general protection fault' "$OUT/console.log" 2>/dev/null | sed 's/^\[[^]]*\] //')
 	if ((INTERRUPTED)); then reason="interrupted"
@@ -272,12 +276,12 @@ fi
 # Splats: in the guest's dmesg after the start marker, else the console.
 scanfile=$OUT/dmesg
 [[ -s $scanfile ]] || scanfile=$OUT/console.log
-if [[ -s $scanfile ]] && ! "$CI/splat-scan.sh" --after 'fsaio-vm: command start' "$scanfile" >"$OUT/splats" 2>&1; then
+if [[ -s $scanfile ]] && ! "$VMDIR/splat-scan.sh" --after 'fsaio-vm: command start' "$scanfile" >"$OUT/splats" 2>&1; then
 	nsplat=$(grep -cE "^[0-9]+:" "$OUT/splats")
 	msg "kernel splats in $(basename "$scanfile") ($nsplat lines, see $OUT/splats):"
 	head -5 "$OUT/splats" | sed 's/^/    /' >&2
 	if ((SPLATCHECK)) && [[ $result == PASS ]]; then
-		result=FAIL rc=1 reason="command passed but the kernel logged a splat"
+		result=FAIL rc=$EXIT_FAIL reason="command passed but the kernel logged a splat"
 	fi
 fi
 echo "$result rc=$rc $reason" >"$OUT/result"
