@@ -50,6 +50,7 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT" || die "cannot cd to $ROOT"
 OUT=${BENCH_OUT:-$ROOT/.output/bench}
+FSAIO=${FSAIO:-$ROOT/fsaio}	# fsaio bench stats: the one implementation of the statistics
 PARTS_DIR=
 PARTS=syncpath,fsaio-table
 KERNELS=stock,patched
@@ -204,8 +205,6 @@ part_syncpath() {
 	msg "syncpath: aggregating $(wc -l <"$raw") measurements"
 	local figs=$W/syncpath-figures.json ratios=$W/syncpath-ratios.json extra=$W/syncpath-extra.json
 	jq -s --arg n "$N_CACHED/$N_64K/$N_COLD" '
-		def mean: add / length;
-		def sd: if length < 2 then 0 else mean as $m | (map((. - $m) * (. - $m)) | add) / (length - 1) | sqrt end;
 		def r3: . * 1000 | round / 1000;
 		def opdesc: {pread4k: "cached 4 KiB pread", pread64k: "cached 64 KiB pread",
 		             cold4k: "cold 4 KiB pread (page dropped with POSIX_FADV_DONTNEED before each)",
@@ -222,18 +221,17 @@ part_syncpath() {
 		   metric: (if $cold then "instructions per cold read: median over the reads of the thread CPU time around pread (1 ns = 1 instruction under -icount); the device wait (dm-delay 50 ms) and the loop device worker are not on this thread"
 		            else "instructions per operation: median over N of the rdtsc delta around the syscall (1 tick = 1 instruction under -icount), minus an empty rdtsc pair: the uninterrupted path" end),
 		   config: "\($f.cfg | cfgdesc); \($f.op | opdesc)",
-		   value: ($s | mean | r3), unit: "instructions", samples: $s, stddev: ($s | sd | r3),
-		   spread_pct: ((($s | max) - ($s | min)) / ($s | mean) * 100 | . * 10000 | round / 10000),
+		   stat: "mean", digits: 3, unit: "instructions", samples: $s, spread_pct: null,
 		   samples_are: "\(length) runs: boot-major, pass-minor (\(map("b\(.boot)p\(.pass)") | join(" ")))",
 		   kernel: $f.release, command: ($f | cmd), vm_command: $f.vm_command},
 		  {id: "syncpath.\($f.cfg).\($f.op).loop", series: $f.cfg, group: $f.op,
 		   metric: (if $cold then "thread CPU ns per fadvise(DONTNEED)+pread, loop of N (= instructions under -icount, incl. interrupts on this thread)"
 		            else "CLOCK_MONOTONIC ns per op over N back-to-back ops (= instructions under -icount, incl. timer ticks and other interrupts)" end),
 		   config: "\($f.cfg | cfgdesc); \($f.op | opdesc)",
-		   value: ($l | mean | r3), unit: "virtual ns", samples: ($l | map(r3)), stddev: ($l | sd | r3),
-		   spread_pct: ((($l | max) - ($l | min)) / ($l | mean) * 100 | . * 10000 | round / 10000),
+		   stat: "mean", digits: 3, unit: "virtual ns", samples: ($l | map(r3)), spread_pct: null,
 		   kernel: $f.release, command: ($f | cmd), vm_command: $f.vm_command}
-		) | flatten' "$raw" >"$figs" || { error "syncpath: aggregation failed"; echo '[]' >"$figs"; status=error reason=$LAST_ERROR; }
+		) | flatten' "$raw" >"$figs" && "$FSAIO" bench stats "$figs" ||
+		{ error "syncpath: aggregation failed"; echo '[]' >"$figs"; status=error reason=$LAST_ERROR; }
 	jq -n --slurpfile F "$figs" '$F[0] as $f |
 		def r5: . * 100000 | round / 100000;
 		($f | map(select(.id | endswith(".insn"))) | map({key: .id, value: .}) | from_entries) as $m

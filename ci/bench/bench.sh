@@ -238,8 +238,10 @@ part_tracer() {
 	msg "tracer: perf profile of one traced io_uring run"
 	perf_profile || : >"$WORK/profile.tsv"
 	tracer_json "$(since "$t0")" >"$PARTS_DIR/tracer.json.tmp" &&
+		"$FSAIO" bench stats "$PARTS_DIR/tracer.json.tmp" &&
+		fill_notes "$PARTS_DIR/tracer.json.tmp" &&
 		mv "$PARTS_DIR/tracer.json.tmp" "$PARTS_DIR/tracer.json" ||
-		part_stub tracer error "could not build tracer.json (jq failed)"
+		part_stub tracer error "could not build tracer.json (jq or fsaio bench stats failed)"
 	kill -TERM "$PINPID"
 	wait "$PINPID"
 	PINPID=
@@ -247,7 +249,20 @@ part_tracer() {
 	WORK=
 }
 
+# fill_notes FILE: a note's @{figure id[*factor]|r0 or r3}@ becomes that
+# figure's value, once `fsaio bench stats` has computed the values.
+fill_notes() {
+	jq '(.figures | map({key: .id, value: .value}) | from_entries) as $v
+	    | def r($d): if . == null then "?" else (. * $d | round) / $d end;
+	      .ratios |= map(if .note then .note |= gsub("@\\{(?<id>[^}*|]+)(?<k>\\*[0-9.]+)?\\|r(?<d>[03])\\}@";
+	          . as $c | (if $c.k then ($c.k[1:] | tonumber) else 1 end) as $k
+	          | ($v[$c.id] | if . == null then null else . * $k end)
+	          | r(if $c.d == "3" then 1000 else 1 end) | tostring)
+	        else . end)' "$1" >"$1.notes" && mv "$1.notes" "$1"
+}
+
 # tracer_json SECONDS: the part file from runs.tsv, commands.tsv, profile.tsv
+# (figures and ratios carry samples; `fsaio bench stats` reduces them)
 tracer_json() {
 	jq -n --arg schema "$SCHEMA" --arg kernel "$(uname -r)" --argjson seconds "$1" \
 	      --argjson runtime "$RUNTIME" --argjson pairs "$PAIRS" --arg size "$FILE_SIZE" \
@@ -255,10 +270,6 @@ tracer_json() {
 	      --rawfile runs "$WORK/runs.tsv" --rawfile cmds "$WORK/commands.tsv" \
 	      --rawfile prof "$WORK/profile.tsv" '
 	def rows($s): $s | split("\n") | map(select(length > 0) | split("\t"));
-	def mean: if length == 0 then null else add / length end;
-	def median: sort | if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
-		else (.[length / 2 - 1] + .[length / 2]) / 2 end;
-	def sd: if length < 2 then null else mean as $m | (map(. - $m | . * .) | add / (length - 1) | sqrt) end;
 	def r3: if . == null then null else (. * 1000 | round) / 1000 end;
 	def r0: if . == null then null else round end;
 	(rows($runs) | map({mode: .[0], label: .[1], engine: .[2], iops: (.[3] | tonumber),
@@ -272,12 +283,12 @@ tracer_json() {
 	| {psync: "fio psync", io_uring: "fio io_uring iodepth \($depth)"} as $cfg
 	| def pairs($e; $m): $r | map(select(.engine == $e and .mode == $m and (.label | test("-(un)?traced-[0-9]+$"))));
 	  def fig($id; $metric; $config; $vals; $unit; $cmd):
-	    {id: $id, metric: $metric, config: $config, value: ($vals | median), unit: $unit,
-	     samples: $vals, stddev: ($vals | sd), kernel: $kernel, command: $cmd};
+	    {id: $id, metric: $metric, config: $config, stat: "median", unit: $unit,
+	     samples: $vals, kernel: $kernel, command: $cmd};
 	  def desc($e): "\($cfg[$e]) 4 KiB randread of a cached \($size) file, 1 job, \($runtime) s runs";
 	  def ratio($id; $metric; $num; $den; $vals; $note):
-	    {id: $id, metric: $metric, num: $num, den: $den, value: ($vals | median | r3),
-	     stddev: ($vals | sd | r3), samples: [$vals[] | r3], goal: $goal, note: $note};
+	    {id: $id, metric: $metric, num: $num, den: $den, stat: "median", digits: 3,
+	     samples: [$vals[] | r3], goal: $goal, note: $note};
 	[ "psync", "io_uring" ] as $engines
 	| [ $engines[] as $e | pairs($e; "untraced") as $u | pairs($e; "traced") as $t
 	    | [range(0; [$u, $t] | map(length) | min)] as $ix
@@ -285,7 +296,9 @@ tracer_json() {
 	       pair: [$ix[] | $t[.].iops / $u[.].iops],
 	       cpu_pair: [$ix[] | $u[.].cpu_ns / $t[.].cpu_ns],
 	       add_cpu: [$ix[] | $t[.].cpu_ns - $u[.].cpu_ns],
-	       rpi: ($t | map(.records / .ios) | median)} ] as $E
+	       add_cpu_rec: [$ix[] | ($t[.].records / $t[.].ios) as $rpi
+	                     | if $rpi > 0 then ($t[.].cpu_ns - $u[.].cpu_ns) / $rpi else empty end],
+	       rec_per_io: ($t | all(.records / .ios > 0.5))} ] as $E
 	| ($pf | length > 0) as $haveprof
 	| ($r | map(select(.mode == "traced"))) as $tr
 	| ($tr | map(select(.lost == 0)) | max_by(.rate)) as $best
@@ -298,7 +311,7 @@ tracer_json() {
 	  config: {runtime_s: $runtime, pairs: $pairs, file_size: $size, io_uring_depth: $depth, nice: $nice,
 	           order: "untraced, traced, untraced, traced, ... (A/B interleaved)",
 	           tracer: "fsaio trace -i 0 (all tasks), attached before fio starts",
-	           summary: "value = median of samples; ratios = median of per-pair ratios; stddev = sample standard deviation"},
+	           summary: "value = median of samples; ratios = median of per-pair ratios; stddev = sample standard deviation (fsaio bench stats)"},
 	  figures: ([ $E[] | . as $x |
 	      fig("tracer.untraced.\(.g).iops"; "throughput"; desc(.e) + ", no tracer";
 	          [.u[].iops | r0]; "IOPS"; $cmd[.u[0].label]),
@@ -310,8 +323,8 @@ tracer_json() {
 	          [.t[].cpu_ns | r0]; "ns"; $cmd[.t[0].label]),
 	      fig("tracer.traced.\(.g).added_cpu_ns_per_io"; "cost"; desc(.e) + ": fio CPU per read traced - untraced, per pair";
 	          [.add_cpu[] | r0]; "ns"; $cmd[.t[0].label]),
-	      (if .rpi > 0.5 then fig("tracer.traced.\(.g).added_cpu_ns_per_record"; "cost"; desc(.e) + ": added CPU ns per read / records per read";
-	          [.add_cpu[] / $x.rpi | r0]; "ns"; $cmd[.t[0].label]) else empty end),
+	      (if .rec_per_io then fig("tracer.traced.\(.g).added_cpu_ns_per_record"; "cost"; desc(.e) + ": added CPU ns per read / records per read, per pair";
+	          [.add_cpu_rec[] | r0]; "ns"; $cmd[.t[0].label]) else empty end),
 	      fig("tracer.traced.\(.g).records_per_s"; "event_rate"; desc(.e) + ", trace records per second of fio runtime";
 	          [.t[].rate | r0]; "records/s"; $cmd[.t[0].label]),
 	      fig("tracer.traced.\(.g).records_per_io"; "records_per_io"; desc(.e);
@@ -342,16 +355,15 @@ tracer_json() {
 	            value: ($pf[$sym] // 0), unit: "%", samples: [], stddev: null, kernel: $kernel,
 	            command: "perf record -e cpu-clock -F 1999 -g -- fio ... (under fsaio trace)"}) end)),
 	  ratios: [ $E[] | . as $x
-	    | (.u | map(.cpu_ns) | median) as $ucpu
 	    | ratio("tracer.\(.g).traced_over_untraced"; "throughput_ratio";
 	            "tracer.traced.\(.g).iops"; "tracer.untraced.\(.g).iops"; .pair;
 	            "wall-clock IOPS traced / untraced, median of \(.pair | length) adjacent pairs; on a shared machine this moves with the neighbours, see cpu_traced_over_untraced"),
 	      ratio("tracer.\(.g).cpu_traced_over_untraced"; "throughput_ratio";
 	            "tracer.untraced.\(.g).cpu_ns_per_io"; "tracer.traced.\(.g).cpu_ns_per_io"; .cpu_pair;
 	            (if .e == "psync" then
-	               "fio CPU per read untraced / traced = the throughput ratio on a CPU of its own. pread makes no trace records (\(.rpi | r3) per read, from other tasks); what is left is what every syscall pays while fsaio attaches syscalls:* tracepoints (syscall_trace_enter/exit slow path): \(.add_cpu | median | r0) ns per read"
+	               "fio CPU per read untraced / traced = the throughput ratio on a CPU of its own. pread makes no trace records (@{tracer.traced.\(.g).records_per_io|r3}@ per read, from other tasks); what is left is what every syscall pays while fsaio attaches syscalls:* tracepoints (syscall_trace_enter/exit slow path): @{tracer.traced.\(.g).added_cpu_ns_per_io|r0}@ ns per read"
 	             else
-	               "the issue 5 goal (3% loss at the highest event rate one core produces), as fio CPU per read untraced / traced = the throughput ratio on a CPU of its own: each read makes \(.rpi | r3) records (io_uring submit + complete, io_uring_enter entry/exit per batch), \(.t | map(.rate) | median | r0) records/s; tracing adds \(.add_cpu | median | r0) ns of CPU per read (\(.add_cpu | median / $x.rpi | r0) ns per record) where 3% would allow \(0.03 * $ucpu | r0) ns"
+	               "the issue 5 goal (3% loss at the highest event rate one core produces), as fio CPU per read untraced / traced = the throughput ratio on a CPU of its own: each read makes @{tracer.traced.\(.g).records_per_io|r3}@ records (io_uring submit + complete, io_uring_enter entry/exit per batch), @{tracer.traced.\(.g).records_per_s|r0}@ records/s; tracing adds @{tracer.traced.\(.g).added_cpu_ns_per_io|r0}@ ns of CPU per read (@{tracer.traced.\(.g).added_cpu_ns_per_record|r0}@ ns per record) where 3% would allow @{tracer.untraced.\(.g).cpu_ns_per_io*0.03|r0}@ ns"
 	               + (if $haveprof then "; perf: \($pf["trace_call_bpf"] // 0)% of the traced fio CPU is in BPF programs, \($pf["irq_work_queue"] // 0)% in ring-buffer wakeups (irq_work self-IPI: an APIC write, a VM exit in a guest), \($pf["syscall_trace_enter"] // 0)% in the syscall tracepoint entry path" else "" end)
 	               + "; \($lossline)"
 	             end)) ]

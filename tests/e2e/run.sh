@@ -7,6 +7,8 @@
 # line, which tests/run-all.sh adds up.  Each test is a function run in a
 # subshell: exit status EXIT_PASS, EXIT_SKIP or anything else for a
 # failure (harness/exit_status.h, through ci/lib.sh).
+#
+#   tests/e2e/run.sh [NAME...]    all tests, or only the named ones
 set -u
 cd "$(dirname "$0")/../.."
 . ci/lib.sh
@@ -242,6 +244,28 @@ t_compare() {
 }
 TESTS+=(t_compare)
 
+# fsaio bench stats: the statistics make bench and compare share, exact.
+t_bench_stats() {
+	local out rc
+	jq -n '{figures: [{id: "med", stat: "median", samples: [3, 1, 2, 10], digits: 0},
+			  {id: "mean", stat: "mean", samples: [1000, 1010], digits: 3, spread_pct: null},
+			  {id: "one", stat: "median", samples: [7]},
+			  {id: "none", stat: "mean", samples: []},
+			  {id: "kept", value: 5, stddev: 1}],
+		ratios: [{id: "r", stat: "median", samples: [0.5, 0.25, 1], digits: 3, note: "n"}]}' >"$WORK/st.json"
+	out=$($FSAIO bench stats "$WORK/st.json" 2>&1); rc=$?
+	[[ $rc -eq $EXIT_PASS ]] || fail "bench stats rc=$rc: $out"
+	out=$(jq -c '[(.figures[], .ratios[]) | [.id, .value, .stddev, .spread_pct]]' "$WORK/st.json")
+	[[ $out == '[["med",3,4,null],["mean",1005,7.071,0.995],["one",7,null,null],["none",null,null,null],["kept",5,1,null],["r",0.5,0.382,null]]' ]] ||
+		fail "bench stats values: $out"
+	echo '{"f": {"stat": "mode", "samples": [1]}}' >"$WORK/st-bad.json"
+	out=$($FSAIO bench stats "$WORK/st-bad.json" 2>&1); rc=$?
+	[[ $rc -eq $EXIT_USAGE && $out == *'"stat" must be'* ]] || fail "bad stat: rc=$rc '$out'"
+	out=$($FSAIO bench stats "$WORK/nope.json" 2>&1); rc=$?
+	[[ $rc -eq $EXIT_USAGE && $out == *"nope.json"* ]] || fail "missing file: rc=$rc '$out'"
+}
+TESTS+=(t_bench_stats)
+
 # ------------------------------------------------ trace
 t_trace_idle() {
 	need_root
@@ -311,6 +335,17 @@ t_vm_error_paths() {
 }
 TESTS+=(t_vm_error_paths)
 
+# tests/e2e/run.sh [NAME...]: only these tests (names without t_), as
+# kselftest's -t; an unknown name is a usage error.
+[[ ${1:-} == -h || ${1:-} == --help ]] && usage "$EXIT_PASS"
+if (($#)); then
+	want=()
+	for n in "$@"; do
+		[[ " ${TESTS[*]} " == *" t_$n "* ]] || usage_error "no test '$n'; tests: ${TESTS[*]#t_}"
+		want+=("t_$n")
+	done
+	TESTS=("${want[@]}")
+fi
 ktap_print_header
 ktap_set_plan "${#TESTS[@]}"
 for t in "${TESTS[@]}"; do
