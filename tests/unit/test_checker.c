@@ -2,6 +2,11 @@
 /*
  * Unit tests of the checker core: for each invariant, event sequences that
  * must pass and sequences that must fail, fed as synthetic records.
+ *
+ * Every test owns one checker: its fixture's FIXTURE_SETUP makes it from a
+ * config and FIXTURE_TEARDOWN frees it.  A fixture runs each of its tests
+ * once per variant, so the tests are grouped by config: "patched" sees
+ * everything (synth_cfg_all), "stock" is a stock host (synth_cfg_stock).
  */
 #include <string.h>
 #include "kselftest_harness.h"
@@ -10,10 +15,48 @@
 /* EXPECT_EQ(4, some_u64) compares int with unsigned: fine for these
  * small constants, and the harness macros cannot cast for us. */
 #pragma GCC diagnostic ignored "-Wsign-compare"
+/* TEST_F's wrapper (kselftest_harness.h, as in the kernel) sets a local
+ * after setjmp(); -Wextra flags it, the kernel's selftests build without. */
+#pragma GCC diagnostic ignored "-Wclobbered"
+
+/* A fixture owning the checker self->c, made from config (an expression
+ * that may use the fixture's variant). */
+#define CHECKER_FIXTURE(name, config)					\
+	FIXTURE(name) {							\
+		struct checker *c;					\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		struct checker_config cfg = (config);			\
+									\
+		self->c = checker_new(&cfg);				\
+		ASSERT_NE(NULL, self->c);				\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		checker_free(self->c);					\
+	}
+
+CHECKER_FIXTURE(patched, synth_cfg_all())
+CHECKER_FIXTURE(stock, synth_cfg_stock())
 
 #define V(c, id)	(INV(c, id)->verdict)
 #define D(c, id)	(INV(c, id)->detail)
 #define HAS(c, id, s)	(strstr(D(c, id), (s)) != NULL)
+#define LIBAIO(c)	(&checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO])
+#define URING(c)	(&checker_stats(c)->engine[FSAIO_ENGINE_IO_URING])
+
+/* Verdict and detail of invariant id; on failure they log the detail. */
+#define EXPECT_VERDICT(c, v, id)					\
+	EXPECT_EQ(v, V(c, id)) TH_LOG("%s", D(c, id))
+#define EXPECT_DETAIL(c, id, s)						\
+	EXPECT_TRUE(HAS(c, id, s)) TH_LOG("%s", D(c, id))
+
+/* End the trace cleanly and evaluate; every record fed was valid. */
+#define FINISH(c) do {							\
+	synth_finish(c);						\
+	ASSERT_EQ(0, synth_rc);						\
+} while (0)
 
 #define IOCB	0x7ffc0000a000ull
 #define UREQ	0xffff888004a1c000ull
@@ -25,9 +68,9 @@ static struct checker *new_checker(struct checker_config cfg)
 
 /* ---------- exactly_once ---------- */
 
-TEST(libaio_batch_completes_once_passes)
+TEST_F(patched, libaio_batch_completes_once_passes)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	unsigned i;
 
 	aio_batch(c, 42, IOCB, 1, 4);
@@ -35,97 +78,86 @@ TEST(libaio_batch_completes_once_passes)
 		aio_complete(c, IOCB + 64 * i, 4096);
 	for (i = 0; i < 4; i++)
 		aio_reap(c, 42, IOCB + 64 * i, 4096);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_TRACE_INTEGRITY));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_TRACE_INTEGRITY);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 	EXPECT_EQ(4, INV(c, INV_EXACTLY_ONCE)->observations);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_NONBLOCKING_SUBMIT_IO_URING));
-	EXPECT_TRUE(HAS(c, INV_NONBLOCKING_SUBMIT_IO_URING, "no io_uring requests"));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE));
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_NONBLOCKING_SUBMIT_LIBAIO);
+	EXPECT_VERDICT(c, VERDICT_SKIP, INV_NONBLOCKING_SUBMIT_IO_URING);
+	EXPECT_DETAIL(c, INV_NONBLOCKING_SUBMIT_IO_URING, "no io_uring requests");
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
 	EXPECT_EQ(0, INV(c, INV_RETRY_LIFECYCLE)->observations);
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "no retry armed"));
-	EXPECT_EQ(4, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submitted);
-	EXPECT_EQ(4, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].completed);
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submit_calls);
-	EXPECT_EQ(1000, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submit_ns);
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "no retry armed");
+	EXPECT_EQ(4, LIBAIO(c)->submitted);
+	EXPECT_EQ(4, LIBAIO(c)->completed);
+	EXPECT_EQ(1, LIBAIO(c)->submit_calls);
+	EXPECT_EQ(1000, LIBAIO(c)->submit_ns);
 	EXPECT_STREQ("exactly_once", INV(c, INV_EXACTLY_ONCE)->name);
-	checker_free(c);
 }
 
-TEST(no_requests_skips_exactly_once)
+TEST_F(patched, no_requests_skips_exactly_once)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_SKIP, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_VERDICT(c, VERDICT_SKIP, INV_NONBLOCKING_SUBMIT_LIBAIO);
 }
 
-TEST(io_uring_double_complete_fails)
+TEST_F(patched, io_uring_double_complete_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_submit_done(c, 7, 1);
 	uring_complete(c, 7, UREQ, 4096);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "completed twice"));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE,
-			"req 0xffff888004a1c000 (io_uring tgid 7): submit, complete(4096), complete(4096)"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].completed);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "completed twice");
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE,
+		      "req 0xffff888004a1c000 (io_uring tgid 7): submit, complete(4096), complete(4096)");
+	EXPECT_EQ(1, URING(c)->completed);
 }
 
-TEST(libaio_double_reap_fails)
+TEST_F(stock, libaio_double_reap_fails)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_batch(c, 42, IOCB, 1, 1);
 	aio_reap(c, 42, IOCB, 4096);
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "(libaio tgid 42): submit, reap(4096), reap(4096)"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "(libaio tgid 42): submit, reap(4096), reap(4096)");
 }
 
-TEST(libaio_double_kernel_complete_fails)
+TEST_F(patched, libaio_double_kernel_complete_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	aio_batch(c, 42, IOCB, 1, 1);
 	aio_complete(c, IOCB, 4096);
 	aio_complete(c, IOCB, 4096);
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "completed twice"));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "completed twice");
 }
 
-TEST(kernel_user_result_mismatch_fails)
+TEST_F(patched, kernel_user_result_mismatch_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	aio_batch(c, 42, IOCB, 1, 1);
 	aio_complete(c, IOCB, 4096);
 	aio_reap(c, 42, IOCB, -5);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "kernel result 4096 != user result -5"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].errors);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "kernel result 4096 != user result -5");
+	EXPECT_EQ(1, LIBAIO(c)->errors);
 }
 
 TEST(reap_without_kernel_complete)
@@ -152,19 +184,17 @@ TEST(reap_without_kernel_complete)
 	checker_free(c);
 }
 
-TEST(reap_of_unsubmitted_iocb_fails)
+TEST_F(stock, reap_of_unsubmitted_iocb_fails)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_batch(c, 42, IOCB, 1, 1);
 	aio_reap(c, 42, IOCB, 4096);
 	aio_reap(c, 42, IOCB + 0x1000, 512);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "never seen submitted"));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "req 0x7ffc0000b000"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "never seen submitted");
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "req 0x7ffc0000b000");
 }
 
 /* A kernel without syscalls: tracepoints shows libaio kernel events
@@ -188,35 +218,32 @@ TEST(libaio_submits_unobservable_skips)
 }
 
 /* ... but where submits are observable the same stream fails. */
-TEST(libaio_kernel_events_of_unsubmitted_fail)
+TEST_F(patched, libaio_kernel_events_of_unsubmitted_fail)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
 	aio_complete(c, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
 }
 
-TEST(io_uring_complete_of_unsubmitted_is_counted_not_failed)
+TEST_F(patched, io_uring_complete_of_unsubmitted_is_counted_not_failed)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
 	uring_complete(c, 7, UREQ + 0x200, -22);	/* failed in io_init_req */
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "1 io_uring completions of unsubmitted"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "1 io_uring completions of unsubmitted");
 }
 
-TEST(io_uring_multishot_more_cqes_are_not_completions)
+TEST_F(patched, io_uring_multishot_more_cqes_are_not_completions)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	struct fsaio_record r;
 	int i;
 
@@ -228,29 +255,26 @@ TEST(io_uring_multishot_more_cqes_are_not_completions)
 		synth_feed(c, &r);
 	}
 	uring_complete(c, 7, UREQ, 0);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].completed);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(1, URING(c)->completed);
 }
 
-TEST(io_uring_complete_without_req_is_counted)
+TEST_F(patched, io_uring_complete_without_req_is_counted)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_complete(c, 7, 0, 0);		/* aux CQE: tracepoint req NULL */
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 }
 
-TEST(pointer_reuse_after_completion_passes)
+TEST_F(patched, pointer_reuse_after_completion_passes)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	int i;
 
 	for (i = 0; i < 5; i++) {
@@ -260,34 +284,31 @@ TEST(pointer_reuse_after_completion_passes)
 		aio_complete(c, IOCB, 4096);
 		aio_reap(c, 42, IOCB, 4096);
 	}
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 	EXPECT_EQ(10, INV(c, INV_EXACTLY_ONCE)->observations);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(5, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].completed);
-	EXPECT_EQ(5, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].completed);
-	checker_free(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(5, URING(c)->completed);
+	EXPECT_EQ(5, LIBAIO(c)->completed);
 }
 
-TEST(same_iocb_address_in_two_processes)
+TEST_F(stock, same_iocb_address_in_two_processes)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	/* fork()ed workers share addresses; tgid keeps them apart */
 	aio_batch(c, 42, IOCB, 1, 1);
 	aio_batch(c, 43, IOCB, 1, 1);
 	aio_reap(c, 43, IOCB, 4096);
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
 }
 
-TEST(kernel_completions_find_the_right_process)
+TEST_F(patched, kernel_completions_find_the_right_process)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	/* two fork()ed workers, same iocb address, completions in IRQ */
 	aio_batch(c, 42, IOCB, 1, 1);
@@ -296,30 +317,28 @@ TEST(kernel_completions_find_the_right_process)
 	aio_complete(c, IOCB, 4096);
 	aio_reap(c, 43, IOCB, 4096);
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
 }
 
-TEST(resubmit_while_in_flight_fails)
+TEST_F(patched, resubmit_while_in_flight_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_submit(c, 7, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "submitted again before it completed"));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "submitted again before it completed");
 }
 
 /* ---------- libaio batches ---------- */
 
-TEST(rejected_batch_entries_not_in_flight)
+TEST_F(patched, rejected_batch_entries_not_in_flight)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	unsigned i;
 
 	for (i = 0; i < 4; i++)
@@ -329,33 +348,30 @@ TEST(rejected_batch_entries_not_in_flight)
 		aio_complete(c, IOCB + 64 * i, 4096);
 		aio_reap(c, 42, IOCB + 64 * i, 4096);
 	}
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 	EXPECT_EQ(2, INV(c, INV_EXACTLY_ONCE)->observations);
-	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submitted);
-	checker_free(c);
+	EXPECT_EQ(2, LIBAIO(c)->submitted);
 }
 
-TEST(batch_rejected_by_errno_drops_all)
+TEST_F(patched, batch_rejected_by_errno_drops_all)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	unsigned i;
 
 	for (i = 0; i < 3; i++)
 		aio_submit(c, 42, IOCB + 64 * i, 1, i);
 	aio_submit_done(c, 42, 1, 3, -11);	/* -EAGAIN */
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(0, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submitted);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_VERDICT(c, VERDICT_SKIP, INV_EXACTLY_ONCE);
+	EXPECT_EQ(0, LIBAIO(c)->submitted);
 }
 
-TEST(rejected_iocb_can_be_resubmitted)
+TEST_F(stock, rejected_iocb_can_be_resubmitted)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_submit(c, 42, IOCB, 1, 0);
 	aio_submit(c, 42, IOCB + 64, 1, 1);
@@ -364,30 +380,27 @@ TEST(rejected_iocb_can_be_resubmitted)
 	aio_submit_done(c, 42, 2, 1, 1);
 	aio_reap(c, 42, IOCB, 4096);
 	aio_reap(c, 42, IOCB + 64, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submitted);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(2, LIBAIO(c)->submitted);
 }
 
-TEST(completion_of_rejected_iocb_fails)
+TEST_F(stock, completion_of_rejected_iocb_fails)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_submit(c, 42, IOCB, 1, 0);
 	aio_submit_done(c, 42, 1, 1, 0);
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "submit, rejected, reap(4096)"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "submit, rejected, reap(4096)");
 }
 
-TEST(completion_before_submit_done_is_fine)
+TEST_F(patched, completion_before_submit_done_is_fine)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	/* the disk can answer before io_submit returns */
 	aio_submit(c, 42, IOCB, 1, 0);
@@ -397,25 +410,23 @@ TEST(completion_before_submit_done_is_fine)
 	aio_complete(c, IOCB + 64, 4096);
 	aio_reap(c, 42, IOCB, 4096);
 	aio_reap(c, 42, IOCB + 64, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
 }
 
-TEST(missing_submit_done_counts_batch_accepted)
+TEST_F(stock, missing_submit_done_counts_batch_accepted)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_submit(c, 42, IOCB, 1, 0);		/* SUBMIT_DONE of batch 1 lost? */
 	aio_submit(c, 42, IOCB + 64, 2, 0);
 	aio_submit_done(c, 42, 2, 1, 0);	/* batch 2 rejected */
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submitted);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(1, LIBAIO(c)->submitted);
 }
 
 /* ---------- retry_lifecycle ---------- */
@@ -427,30 +438,28 @@ static void uring_retry_cycle(struct checker *c, uint64_t req)
 	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, req, 1);
 }
 
-TEST(retry_wake_resume_passes)
+TEST_F(patched, retry_wake_resume_passes)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_retry_cycle(c, UREQ);
 	uring_retry_cycle(c, UREQ);
 	uring_complete(c, 7, UREQ, 8192);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE)) TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
 	EXPECT_EQ(2, INV(c, INV_RETRY_LIFECYCLE)->observations);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RESUME_CONTEXT));
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RESUME_CONTEXT);
 	EXPECT_EQ(2, INV(c, INV_RESUME_CONTEXT)->observations);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].retries);
-	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].wakes);
-	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].resumes);
-	checker_free(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(2, URING(c)->retries);
+	EXPECT_EQ(2, URING(c)->wakes);
+	EXPECT_EQ(2, URING(c)->resumes);
 }
 
-TEST(libaio_retry_in_worker_context_passes)
+TEST_F(patched, libaio_retry_in_worker_context_passes)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	/* patched libaio: retry in submitter, wake in IRQ, resume in a kworker */
 	aio_batch(c, 42, IOCB, 1, 1);
@@ -459,30 +468,27 @@ TEST(libaio_retry_in_worker_context_passes)
 	ev_resume(c, FSAIO_ENGINE_LIBAIO, 3, IOCB, 1);
 	aio_complete(c, IOCB, 4096);
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE)) TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
 }
 
-TEST(wake_without_retry_fails)
+TEST_F(patched, wake_without_retry_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "wake without an armed retry: req 0xffff888004a1c000 (io_uring tgid 7): submit, wake"))
-		TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "wake without an armed retry: req 0xffff888004a1c000 (io_uring tgid 7): submit, wake");
 }
 
-TEST(double_wake_fails)
+TEST_F(patched, double_wake_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
@@ -490,89 +496,81 @@ TEST(double_wake_fails)
 	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
 	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, UREQ, 1);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "woken twice"));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "woken twice");
 }
 
-TEST(resume_without_wake_fails)
+TEST_F(patched, resume_without_wake_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
 	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, UREQ, 1);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "resume without wake"));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "submit, retry(-529), resume(mm=1)"))
-		TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "resume without wake");
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "submit, retry(-529), resume(mm=1)");
 }
 
-TEST(resume_without_any_retry_fails)
+TEST_F(patched, resume_without_any_retry_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, UREQ, 1);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "resume without an armed retry"));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "resume without an armed retry");
 }
 
-TEST(complete_while_armed_fails)
+TEST_F(patched, complete_while_armed_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "completed while armed"));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "submit, retry(-529), complete(4096)"))
-		TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "completed while armed");
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "submit, retry(-529), complete(4096)");
 	/* and the armed entry is left over at the end */
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "1 armed wait entries"));
-	checker_free(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "1 armed wait entries");
 }
 
-TEST(complete_after_wake_without_resume_fails)
+TEST_F(patched, complete_after_wake_without_resume_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
 	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "wake without resume"));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "wake without resume");
 }
 
-TEST(retry_while_armed_fails)
+TEST_F(patched, retry_while_armed_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "retry while already armed"));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "retry while already armed");
 }
 
-TEST(punt_is_a_resumption_path)
+TEST_F(patched, punt_is_a_resumption_path)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	/* armed, then punted to io-wq: completion without wake is fine */
 	uring_submit(c, 7, UREQ);
@@ -584,40 +582,37 @@ TEST(punt_is_a_resumption_path)
 	ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING, 7, UREQ + 0x200);
 	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, UREQ + 0x200, 1);
 	uring_complete(c, 7, UREQ + 0x200, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE)) TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].punts);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(2, URING(c)->punts);
 }
 
-TEST(retry_after_completion_fails)
+TEST_F(patched, retry_after_completion_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
 	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "wake after completion"));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "wake after completion");
 }
 
-TEST(wake_for_unknown_request_fails)
+TEST_F(patched, wake_for_unknown_request_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "never seen submitted"));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "never seen submitted");
 }
 
-TEST(inferred_events_are_counted)
+TEST_F(patched, inferred_events_are_counted)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	struct fsaio_record r;
 
 	uring_submit(c, 7, UREQ);
@@ -632,33 +627,30 @@ TEST(inferred_events_are_counted)
 	r.arg1 = 1;
 	synth_feed(c, &r);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_TRACE_INTEGRITY)) TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].retries);
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].resumes);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_TRACE_INTEGRITY);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
+	EXPECT_EQ(1, URING(c)->retries);
+	EXPECT_EQ(1, URING(c)->resumes);
 }
 
-TEST(retry_not_observable_skips)
+TEST_F(stock, retry_not_observable_skips)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_RETRY_LIFECYCLE));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_SKIP, INV_RETRY_LIFECYCLE);
 	EXPECT_STREQ("test: retry not observable", D(c, INV_RETRY_LIFECYCLE));
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_RESUME_CONTEXT));
-	checker_free(c);
+	EXPECT_VERDICT(c, VERDICT_SKIP, INV_RESUME_CONTEXT);
 }
 
 /* ---------- resume_context ---------- */
 
-TEST(resume_without_submitter_mm_fails)
+TEST_F(patched, resume_without_submitter_mm_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	aio_batch(c, 42, IOCB, 1, 1);
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
@@ -666,11 +658,10 @@ TEST(resume_without_submitter_mm_fails)
 	ev_resume(c, FSAIO_ENGINE_LIBAIO, 3, IOCB, 0);
 	aio_complete(c, IOCB, 4096);
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RESUME_CONTEXT));
-	EXPECT_TRUE(HAS(c, INV_RESUME_CONTEXT, "resume(mm=0)")) TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RESUME_CONTEXT);
+	EXPECT_DETAIL(c, INV_RESUME_CONTEXT, "resume(mm=0)");
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
 }
 
 /* A worker that finds the address space gone after exit resumes with mm 0. */
@@ -684,9 +675,9 @@ static void resume_mm_gone(struct checker *c, uint32_t tgid, uint64_t req)
 	synth_feed(c, &r);
 }
 
-TEST(resume_mm_gone_after_exit_passes)
+TEST_F(patched, resume_mm_gone_after_exit_passes)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	aio_batch(c, 42, IOCB, 1, 1);
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
@@ -694,17 +685,15 @@ TEST(resume_mm_gone_after_exit_passes)
 	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
 	resume_mm_gone(c, 42, IOCB);
 	aio_complete(c, IOCB, -EINTR);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RESUME_CONTEXT)) TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
-	EXPECT_TRUE(HAS(c, INV_RESUME_CONTEXT, "1 after the submitter exited"))
-		TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RESUME_CONTEXT);
+	EXPECT_DETAIL(c, INV_RESUME_CONTEXT, "1 after the submitter exited");
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
 }
 
-TEST(resume_mm_gone_exit_traced_later_passes)
+TEST_F(patched, resume_mm_gone_exit_traced_later_passes)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	/* exit_mm() -> exit_aio() runs before sched_process_exit fires */
 	aio_batch(c, 42, IOCB, 1, 1);
@@ -713,15 +702,14 @@ TEST(resume_mm_gone_exit_traced_later_passes)
 	resume_mm_gone(c, 42, IOCB);
 	aio_complete(c, IOCB, -EINTR);
 	ev_proc_exit(c, 42);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RESUME_CONTEXT)) TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RESUME_CONTEXT);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
 }
 
-TEST(resume_mm_gone_without_exit_fails)
+TEST_F(patched, resume_mm_gone_without_exit_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	aio_batch(c, 42, IOCB, 1, 1);
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
@@ -729,16 +717,14 @@ TEST(resume_mm_gone_without_exit_fails)
 	resume_mm_gone(c, 42, IOCB);
 	aio_complete(c, IOCB, -EINTR);
 	aio_reap(c, 42, IOCB, -EINTR);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RESUME_CONTEXT)) TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
-	EXPECT_TRUE(HAS(c, INV_RESUME_CONTEXT, "1 of 1 resumes"))
-		TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RESUME_CONTEXT);
+	EXPECT_DETAIL(c, INV_RESUME_CONTEXT, "1 of 1 resumes");
 }
 
-TEST(resume_mm_gone_exit_before_submit_fails)
+TEST_F(patched, resume_mm_gone_exit_before_submit_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	ev_proc_exit(c, 42);	/* an earlier process with a recycled tgid */
 	aio_batch(c, 42, IOCB, 1, 1);
@@ -747,45 +733,41 @@ TEST(resume_mm_gone_exit_before_submit_fails)
 	resume_mm_gone(c, 42, IOCB);
 	aio_complete(c, IOCB, 4096);
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RESUME_CONTEXT)) TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RESUME_CONTEXT);
 }
 
-TEST(resume_context_none_observed)
+TEST_F(patched, resume_context_none_observed)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RESUME_CONTEXT));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RESUME_CONTEXT);
 	EXPECT_EQ(0, INV(c, INV_RESUME_CONTEXT)->observations);
-	checker_free(c);
 }
 
 /* ---------- nonblocking_submit ---------- */
 
-TEST(io_uring_blocking_in_submit_fails)
+TEST_F(patched, io_uring_blocking_in_submit_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	ev_sleep(c, 7, FSAIO_CTX_SUBMIT_IO_URING, FSAIO_SITE_FOLIO_BIT, 2000000);
 	uring_submit_done(c, 7, 1);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_NONBLOCKING_SUBMIT_IO_URING));
-	EXPECT_TRUE(HAS(c, INV_NONBLOCKING_SUBMIT_IO_URING, "pid 7 (synth) slept in folio_bit for 2.000 ms"))
-		TH_LOG("%s", D(c, INV_NONBLOCKING_SUBMIT_IO_URING));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].blocked_in_submit);
-	EXPECT_EQ(2000000, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].blocked_ns);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_NONBLOCKING_SUBMIT_IO_URING);
+	EXPECT_DETAIL(c, INV_NONBLOCKING_SUBMIT_IO_URING, "pid 7 (synth) slept in folio_bit for 2.000 ms");
+	EXPECT_EQ(1, URING(c)->blocked_in_submit);
+	EXPECT_EQ(2000000, URING(c)->blocked_ns);
 }
 
-TEST(io_uring_no_blocking_passes)
+TEST_F(patched, io_uring_no_blocking_passes)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	/* a mutex in submit, and page waits elsewhere, are not "blocked in submit" */
@@ -793,11 +775,9 @@ TEST(io_uring_no_blocking_passes)
 	ev_sleep(c, 8, FSAIO_CTX_IO_WQ_WORKER, FSAIO_SITE_FOLIO_BIT, 1000);
 	uring_submit_done(c, 7, 1);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_NONBLOCKING_SUBMIT_IO_URING))
-		TH_LOG("%s", D(c, INV_NONBLOCKING_SUBMIT_IO_URING));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_NONBLOCKING_SUBMIT_IO_URING);
 	EXPECT_EQ(1, INV(c, INV_NONBLOCKING_SUBMIT_IO_URING)->observations);
-	checker_free(c);
 }
 
 static struct checker *libaio_blocking_run(bool async_expected)
@@ -843,9 +823,9 @@ TEST(libaio_blocking_when_async_expected_fails)
 	checker_free(c);
 }
 
-TEST(libaio_not_blocking_passes)
+TEST_F(patched, libaio_not_blocking_passes)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	aio_batch(c, 42, IOCB, 1, 2);
 	ev_sleep(c, 42, FSAIO_CTX_REAP, FSAIO_SITE_OTHER, 5000);
@@ -853,10 +833,9 @@ TEST(libaio_not_blocking_passes)
 	aio_complete(c, IOCB + 64, 4096);
 	aio_reap(c, 42, IOCB, 4096);
 	aio_reap(c, 42, IOCB + 64, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_NONBLOCKING_SUBMIT_LIBAIO);
 	EXPECT_EQ(2, INV(c, INV_NONBLOCKING_SUBMIT_LIBAIO)->observations);
-	checker_free(c);
 }
 
 TEST(sleep_not_observable_skips)
@@ -874,16 +853,16 @@ TEST(sleep_not_observable_skips)
 	checker_free(c);
 }
 
-TEST(wait_cells_and_histogram)
+TEST_F(patched, wait_cells_and_histogram)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	const struct wait_cell *w;
 
 	ev_sleep(c, 9, FSAIO_CTX_SYNC_WRITE, FSAIO_SITE_JOURNAL, 1024);	/* 2^10 */
 	ev_sleep(c, 9, FSAIO_CTX_SYNC_WRITE, FSAIO_SITE_JOURNAL, 3000);	/* [2^11, 2^12) */
 	ev_sleep(c, 9, FSAIO_CTX_SYNC_WRITE, FSAIO_SITE_JOURNAL, 0);
 	ev_sleep(c, 9, FSAIO_CTX_KWORKER, FSAIO_SITE_WRITEBACK, 1ull << 40);
-	synth_finish(c);
+	FINISH(c);
 	w = &checker_stats(c)->waits[FSAIO_SITE_JOURNAL][FSAIO_CTX_SYNC_WRITE];
 	EXPECT_EQ(3, w->count);
 	EXPECT_EQ(4024, w->total_ns);
@@ -893,27 +872,24 @@ TEST(wait_cells_and_histogram)
 	EXPECT_EQ(1, w->hist[11]);
 	w = &checker_stats(c)->waits[FSAIO_SITE_WRITEBACK][FSAIO_CTX_KWORKER];
 	EXPECT_EQ(1, w->hist[HIST_BUCKETS - 1]);
-	EXPECT_EQ(0, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].blocked_in_submit);
-	checker_free(c);
+	EXPECT_EQ(0, LIBAIO(c)->blocked_in_submit);
 }
 
 /* ---------- quiescence ---------- */
 
-TEST(request_in_flight_at_end_fails)
+TEST_F(patched, request_in_flight_at_end_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_submit(c, 7, UREQ + 0x200);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "1 requests never completed"));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "still in flight at the end: req 0xffff888004a1c200 (io_uring tgid 7): submit"))
-		TH_LOG("%s", D(c, INV_QUIESCENCE));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "1 requests never completed");
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "still in flight at the end: req 0xffff888004a1c200 (io_uring tgid 7): submit");
 	/* exactly_once does not double-report it */
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
-	checker_free(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 }
 
 /* ---------- abandoned: io_destroy and process exit ---------- */
@@ -922,33 +898,29 @@ TEST(request_in_flight_at_end_fails)
 #define RING_B	0x7f0000b00000ull
 
 /* Stock host: io_destroy with 2 of 4 unreaped; no kernel completions seen. */
-TEST(io_destroy_abandons_unreaped_requests)
+TEST_F(stock, io_destroy_abandons_unreaped_requests)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
-	const struct engine_stats *es = &checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO];
+	struct checker *c = self->c;
+	const struct engine_stats *es = LIBAIO(c);
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 4);
 	aio_reap(c, 42, IOCB, 4096);
 	aio_reap(c, 42, IOCB + 64, 4096);
 	aio_destroy(c, 42, RING_A, 0);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "; 2 abandoned unreaped (2 by io_destroy, 0 by process exit)"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "2 abandoned by io_destroy/exit, their kernel completion not observable"))
-		TH_LOG("%s", D(c, INV_QUIESCENCE));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "; 2 abandoned unreaped (2 by io_destroy, 0 by process exit)");
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "2 abandoned by io_destroy/exit, their kernel completion not observable");
 	EXPECT_EQ(4, es->submitted);
 	EXPECT_EQ(2, es->completed);
 	EXPECT_EQ(2, es->abandoned);
-	checker_free(c);
 }
 
 /* Patched kernel: the kernel completed all four before io_destroy returned. */
-TEST(io_destroy_after_kernel_completions_passes)
+TEST_F(patched, io_destroy_after_kernel_completions_passes)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	unsigned i;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 4);
@@ -956,33 +928,29 @@ TEST(io_destroy_after_kernel_completions_passes)
 		aio_complete(c, IOCB + 64 * i, i == 3 ? -125 : 4096);	/* -ECANCELED */
 	aio_reap(c, 42, IOCB, 4096);
 	aio_destroy(c, 42, RING_A, 0);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "3 abandoned by io_destroy/exit, each completed in the kernel"));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].completed);
-	EXPECT_EQ(3, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "3 abandoned by io_destroy/exit, each completed in the kernel");
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
+	EXPECT_EQ(1, LIBAIO(c)->completed);
+	EXPECT_EQ(3, LIBAIO(c)->abandoned);
 }
 
 /* io_destroy returned while the kernel had not completed a request. */
-TEST(abandoned_without_kernel_completion_fails)
+TEST_F(patched, abandoned_without_kernel_completion_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 2);
 	aio_complete(c, IOCB, 4096);
 	aio_destroy(c, 42, RING_A, 0);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "1 of 2 abandoned requests not finished by the kernel; "
-			"first: abandoned by io_destroy but never completed in the kernel: "
-			"req 0x7ffc0000a040 (libaio tgid 42): submit"))
-		TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "1 of 2 abandoned requests not finished by the kernel; "
+		      "first: abandoned by io_destroy but never completed in the kernel: "
+		      "req 0x7ffc0000a040 (libaio tgid 42): submit");
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 }
 
 /* Retries observable, kernel completions not (fentry without aio_complete_rw). */
@@ -1006,89 +974,80 @@ TEST(abandoned_with_armed_wait_entry_fails)
 
 /* Must fail: a request of a context that is still alive never completes;
  * destroying another context of the same process does not excuse it. */
-TEST(live_context_request_never_completed_fails)
+TEST_F(stock, live_context_request_never_completed_fails)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 2);
 	aio_batch_in(c, 42, RING_B, IOCB + 0x1000, 2, 1);
 	aio_reap(c, 42, IOCB, 4096);
 	aio_destroy(c, 42, RING_A, 0);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "1 requests never completed"));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "still in flight at the end: req 0x7ffc0000b000"))
-		TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "1 requests never completed");
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "still in flight at the end: req 0x7ffc0000b000");
+	EXPECT_EQ(1, LIBAIO(c)->abandoned);
 }
 
 /* Must fail: completed in the kernel but a live context never reaped it. */
-TEST(live_context_kernel_completed_never_reaped_fails)
+TEST_F(patched, live_context_kernel_completed_never_reaped_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 1);
 	aio_complete(c, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "completed in the kernel, never reaped (context alive)"))
-		TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(0, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "completed in the kernel, never reaped (context alive)");
+	EXPECT_EQ(0, LIBAIO(c)->abandoned);
 }
 
-TEST(failed_io_destroy_abandons_nothing)
+TEST_F(stock, failed_io_destroy_abandons_nothing)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 1);
 	aio_destroy(c, 42, RING_A, -22);	/* -EINVAL: not a context */
 	aio_destroy(c, 42, 0, 0);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "still in flight")) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "still in flight");
 }
 
 /* Context addresses are per process: another one's io_destroy of the same
  * address, or an exit of another process, abandons nothing here. */
-TEST(io_destroy_of_another_process_abandons_nothing)
+TEST_F(stock, io_destroy_of_another_process_abandons_nothing)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 1);
 	aio_destroy(c, 43, RING_A, 0);
 	ev_proc_exit(c, 43);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(0, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_EQ(0, LIBAIO(c)->abandoned);
 }
 
 /* A context address reused after io_destroy + io_setup: only requests
  * submitted before the destroy are abandoned. */
-TEST(io_destroy_before_submit_is_not_blamed)
+TEST_F(stock, io_destroy_before_submit_is_not_blamed)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_destroy(c, 42, RING_A, 0);
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 2);
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "still in flight at the end: req 0x7ffc0000a040"))
-		TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(0, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "still in flight at the end: req 0x7ffc0000a040");
+	EXPECT_EQ(0, LIBAIO(c)->abandoned);
 }
 
 /* The same iocb submitted again in a new context after io_destroy
  * abandoned it: a new lifecycle, not "submitted again before it completed". */
-TEST(iocb_reused_after_io_destroy_passes)
+TEST_F(patched, iocb_reused_after_io_destroy_passes)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 1);
 	aio_complete(c, IOCB, 4096);
@@ -1096,54 +1055,48 @@ TEST(iocb_reused_after_io_destroy_passes)
 	aio_batch_in(c, 42, RING_B, IOCB, 2, 1);
 	aio_complete(c, IOCB, 100);
 	aio_reap(c, 42, IOCB, 100);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submitted);
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].completed);
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(2, LIBAIO(c)->submitted);
+	EXPECT_EQ(1, LIBAIO(c)->completed);
+	EXPECT_EQ(1, LIBAIO(c)->abandoned);
 }
 
 /* ... but without the io_destroy it still is a violation. */
-TEST(iocb_reused_in_another_live_context_fails)
+TEST_F(stock, iocb_reused_in_another_live_context_fails)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 1);
 	aio_batch_in(c, 42, RING_B, IOCB, 2, 1);
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "submitted again before it completed"));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "submitted again before it completed");
 }
 
 /* exit_aio: a process exits (or is killed) with requests unreaped. */
-TEST(process_exit_abandons_unreaped_requests)
+TEST_F(patched, process_exit_abandons_unreaped_requests)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	aio_batch(c, 42, IOCB, 1, 1);
 	aio_complete(c, IOCB, 4096);
 	ev_proc_exit(c, 42);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "1 abandoned unreaped (0 by io_destroy, 1 by process exit)"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(0, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].completed);
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "1 abandoned unreaped (0 by io_destroy, 1 by process exit)");
+	EXPECT_EQ(0, LIBAIO(c)->completed);
+	EXPECT_EQ(1, LIBAIO(c)->abandoned);
 }
 
 /* Kernel events of an exiting process's request may be delivered after
  * its PROC_EXIT record: they still belong to the request. */
-TEST(kernel_events_after_process_exit_pass)
+TEST_F(patched, kernel_events_after_process_exit_pass)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	aio_batch(c, 42, IOCB, 1, 1);
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
@@ -1151,111 +1104,102 @@ TEST(kernel_events_after_process_exit_pass)
 	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 42, IOCB);
 	ev_resume(c, FSAIO_ENGINE_LIBAIO, 42, IOCB, 1);
 	aio_complete(c, IOCB, 4096);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE)) TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(1, LIBAIO(c)->abandoned);
 }
 
 /* Another thread still reaps after the leader's PROC_EXIT: completed. */
-TEST(reap_after_process_exit_completes)
+TEST_F(stock, reap_after_process_exit_completes)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_batch(c, 42, IOCB, 1, 1);
 	ev_proc_exit(c, 42);
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].completed);
-	EXPECT_EQ(0, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(1, LIBAIO(c)->completed);
+	EXPECT_EQ(0, LIBAIO(c)->abandoned);
 }
 
 /* io_uring requests are never abandoned: ring teardown posts their CQEs. */
-TEST(io_uring_request_not_abandoned_by_exit)
+TEST_F(patched, io_uring_request_not_abandoned_by_exit)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	ev_proc_exit(c, 7);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "still in flight"));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "still in flight");
 }
 
-TEST(libaio_exit_before_submit_is_not_blamed)
+TEST_F(patched, libaio_exit_before_submit_is_not_blamed)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	/* an earlier process with the same tgid exited before this submit */
 	ev_proc_exit(c, 42);
 	aio_batch(c, 42, IOCB, 1, 1);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "still in flight")) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "still in flight");
 }
 
-TEST(pending_batch_at_end_counts_as_in_flight)
+TEST_F(stock, pending_batch_at_end_counts_as_in_flight)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_submit(c, 42, IOCB, 1, 0);		/* io_submit never returned */
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
 }
 
 /* ---------- trace_integrity ---------- */
 
-TEST(clean_trace_passes_integrity)
+TEST_F(patched, clean_trace_passes_integrity)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_TRACE_INTEGRITY));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_TRACE_INTEGRITY);
 	EXPECT_EQ(3, INV(c, INV_TRACE_INTEGRITY)->observations);
 	EXPECT_EQ(0, checker_stats(c)->lost);
-	checker_free(c);
 }
 
-TEST(lost_ringbuf_record_is_error)
+TEST_F(patched, lost_ringbuf_record_is_error)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
 	trace_end(c, 1);
 	checker_finish(c);
-	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
-	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "1 records lost (1 ring buffer")) TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
+	EXPECT_VERDICT(c, VERDICT_ERROR, INV_TRACE_INTEGRITY);
+	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "1 records lost (1 ring buffer");
 	EXPECT_EQ(1, checker_stats(c)->lost);
-	checker_free(c);
 }
 
-TEST(seq_gap_is_error)
+TEST_F(patched, seq_gap_is_error)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	synth_seq += 2;			/* two records never arrived */
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
-	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "2 missing from seq")) TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_ERROR, INV_TRACE_INTEGRITY);
+	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "2 missing from seq");
 	EXPECT_EQ(2, checker_stats(c)->lost);
-	checker_free(c);
 }
 
-TEST(seq_reordering_is_not_loss)
+TEST_F(patched, seq_reordering_is_not_loss)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	struct fsaio_record a, b;
 
 	uring_submit(c, 7, UREQ);
@@ -1264,40 +1208,37 @@ TEST(seq_reordering_is_not_loss)
 	synth_feed(c, &b);		/* two CPUs reserved in the other order */
 	synth_feed(c, &a);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_TRACE_INTEGRITY)) TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
-	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "1 delivered out of seq order"));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_TRACE_INTEGRITY);
+	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "1 delivered out of seq order");
 }
 
-TEST(duplicate_seq_is_error)
+TEST_F(patched, duplicate_seq_is_error)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	struct fsaio_record r = synth_rec(FSAIO_EV_SLEEP, FSAIO_ENGINE_NONE, 8, 0);
 
 	synth_feed(c, &r);
 	synth_feed(c, &r);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
-	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "duplicate seq")) TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_ERROR, INV_TRACE_INTEGRITY);
+	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "duplicate seq");
 }
 
-TEST(missing_trace_end_is_error)
+TEST_F(patched, missing_trace_end_is_error)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
 	checker_finish(c);
-	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
-	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "no trace_end"));
-	checker_free(c);
+	EXPECT_VERDICT(c, VERDICT_ERROR, INV_TRACE_INTEGRITY);
+	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "no trace_end");
 }
 
-TEST(malformed_records_are_rejected_and_error)
+TEST_F(patched, malformed_records_are_rejected_and_error)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	struct fsaio_record r;
 
 	r = synth_rec(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING, 7, UREQ);
@@ -1313,46 +1254,42 @@ TEST(malformed_records_are_rejected_and_error)
 	r = synth_rec(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 7, UREQ);
 	r.seq = 0;						/* only TRACE_END may */
 	EXPECT_EQ(-EINVAL, checker_feed(c, &r));
-	synth_finish(c);
+	FINISH(c);
 	EXPECT_EQ(5, checker_stats(c)->malformed);
 	EXPECT_EQ(1, checker_stats(c)->records);
-	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
-	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "5 malformed records (first: record version "))
-		TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
-	checker_free(c);
+	EXPECT_VERDICT(c, VERDICT_ERROR, INV_TRACE_INTEGRITY);
+	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "5 malformed records (first: record version ");
 }
 
-TEST(note_malformed_is_error)
+TEST_F(patched, note_malformed_is_error)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
 	checker_note_malformed(c, "truncated record at offset 1000");
 	checker_finish(c);
-	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
-	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "truncated record at offset 1000"));
-	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "no trace_end"));
-	checker_free(c);
+	EXPECT_VERDICT(c, VERDICT_ERROR, INV_TRACE_INTEGRITY);
+	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "truncated record at offset 1000");
+	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "no trace_end");
 }
 
-TEST(results_before_finish_are_not_passes)
+TEST_F(patched, results_before_finish_are_not_passes)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	int i;
 
 	for (i = 0; i < INV__COUNT; i++) {
 		EXPECT_EQ(VERDICT_ERROR, V(c, i));
 		EXPECT_NE(NULL, INV(c, i)->name);
 	}
-	checker_free(c);
 }
 
 /* ---------- details and helpers ---------- */
 
-TEST(long_history_is_abbreviated)
+TEST_F(patched, long_history_is_abbreviated)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	int i;
 
 	uring_submit(c, 7, UREQ);
@@ -1360,11 +1297,10 @@ TEST(long_history_is_abbreviated)
 		uring_retry_cycle(c, UREQ);
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "...17 earlier,")) TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "resume(mm=1), retry(-529), complete(4096)"));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "...17 earlier,");
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "resume(mm=1), retry(-529), complete(4096)");
 }
 
 TEST(verdict_worse_orders_verdicts)
@@ -1400,10 +1336,9 @@ TEST(names)
 /* ---------- robustness ---------- */
 
 /* Arbitrary valid records in arbitrary order: verdicts, never a crash. */
-TEST(random_streams_do_not_crash)
+TEST_F(patched, random_streams_do_not_crash)
 {
-	struct checker_config cfg = synth_cfg_all();
-	struct checker *c = checker_new(&cfg);
+	struct checker *c = self->c;
 	unsigned seed = 12345, i;
 	int v;
 
@@ -1429,7 +1364,6 @@ TEST(random_streams_do_not_crash)
 		EXPECT_TRUE(v >= VERDICT_PASS && v <= VERDICT_ERROR);
 		EXPECT_NE(0, strlen(D(c, i)));
 	}
-	checker_free(c);
 }
 
 /* ---------- scale ---------- */
@@ -1440,10 +1374,9 @@ TEST(random_streams_do_not_crash)
  * batches of 64 with recycled iocbs, like fio.  No timing asserts; the test
  * timeout (30 s) catches anything quadratic.
  */
-TEST(million_requests_scale)
+TEST_F(patched, million_requests_scale)
 {
-	struct checker_config cfg = synth_cfg_all();
-	struct checker *c = checker_new(&cfg);
+	struct checker *c = self->c;
 	const unsigned n = 1000000, depth = 64;
 	unsigned i, j;
 
@@ -1464,15 +1397,13 @@ TEST(million_requests_scale)
 			aio_reap(c, 42 + i % 4, IOCB + 64 * j, 4096);
 		}
 	}
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
+	FINISH(c);
 	for (i = 0; i < INV__COUNT; i++)
 		EXPECT_NE(VERDICT_FAIL, V(c, i)) TH_LOG("%s: %s", INV(c, i)->name, INV(c, i)->detail);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 	EXPECT_EQ(n + n / 2 / depth * depth, INV(c, INV_EXACTLY_ONCE)->observations);
-	EXPECT_EQ(n, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].completed);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	checker_free(c);
+	EXPECT_EQ(n, URING(c)->completed);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
 }
 
 TEST_HARNESS_MAIN
