@@ -6,7 +6,10 @@
  * Every test owns one checker: its fixture's FIXTURE_SETUP makes it from a
  * config and FIXTURE_TEARDOWN frees it.  A fixture runs each of its tests
  * once per variant, so the tests are grouped by config: "patched" sees
- * everything (synth_cfg_all), "stock" is a stock host (synth_cfg_stock).
+ * everything (synth_cfg_all), "stock" is a stock host (synth_cfg_stock),
+ * and a fixture with a variant table runs one stream under several
+ * configs, or with a few parameters changed, and checks each variant's
+ * verdicts.
  */
 #include <string.h>
 #include "kselftest_harness.h"
@@ -18,6 +21,33 @@
 /* TEST_F's wrapper (kselftest_harness.h, as in the kernel) sets a local
  * after setjmp(); -Wextra flags it, the kernel's selftests build without. */
 #pragma GCC diagnostic ignored "-Wclobbered"
+
+/*
+ * What a fixture variant changes in synth_cfg_all() or, with .stock, in
+ * synth_cfg_stock(): zero changes nothing.
+ */
+struct cfg_delta {
+	bool stock;
+	bool no_kernel_complete;	/* see_libaio_kernel_complete off */
+	bool no_sleep;			/* see_sleep off */
+	bool async_expected;		/* libaio_async_expected on */
+	bool submit_unseen;		/* libaio_submit_unseen on */
+};
+
+static struct checker_config config_of(struct cfg_delta d)
+{
+	struct checker_config cfg = d.stock ? synth_cfg_stock() : synth_cfg_all();
+
+	if (d.no_kernel_complete)
+		cfg.see_libaio_kernel_complete = false;
+	if (d.no_sleep)
+		cfg.see_sleep = false;
+	if (d.async_expected)
+		cfg.libaio_async_expected = true;
+	if (d.submit_unseen)
+		cfg.libaio_submit_unseen = true;
+	return cfg;
+}
 
 /* A fixture owning the checker self->c, made from config (an expression
  * that may use the fixture's variant). */
@@ -51,6 +81,12 @@ CHECKER_FIXTURE(stock, synth_cfg_stock())
 	EXPECT_EQ(v, V(c, id)) TH_LOG("%s", D(c, id))
 #define EXPECT_DETAIL(c, id, s)						\
 	EXPECT_TRUE(HAS(c, id, s)) TH_LOG("%s", D(c, id))
+/* Each of a variant's (up to two) detail substrings of invariant id. */
+#define EXPECT_DETAILS(c, id, details) do {				\
+	for (int d_ = 0; d_ < 2 && (details)[d_]; d_++) {		\
+		EXPECT_DETAIL(c, id, (details)[d_]);			\
+	}								\
+} while (0)
 
 /* End the trace cleanly and evaluate; every record fed was valid. */
 #define FINISH(c) do {							\
@@ -60,11 +96,6 @@ CHECKER_FIXTURE(stock, synth_cfg_stock())
 
 #define IOCB	0x7ffc0000a000ull
 #define UREQ	0xffff888004a1c000ull
-
-static struct checker *new_checker(struct checker_config cfg)
-{
-	return checker_new(&cfg);
-}
 
 /* ---------- exactly_once ---------- */
 
@@ -122,66 +153,74 @@ TEST_F(patched, io_uring_double_complete_fails)
 	EXPECT_EQ(1, URING(c)->completed);
 }
 
-TEST_F(stock, libaio_double_reap_fails)
+/*
+ * One libaio iocb, accepted alone: its kernel completions, then its reaps.
+ * Exactly once: one of each where both are observable, one reap where
+ * only reaps are, and the same result on both sides.
+ */
+FIXTURE_VARIANT(one_iocb) {
+	struct cfg_delta cfg;
+	int nr_complete, nr_reap;
+	int32_t complete[2], reap[2];	/* kernel and user results */
+	enum verdict exactly_once;
+	const char *detail[2];		/* of exactly_once */
+	enum verdict quiescence;
+	uint64_t errors;		/* libaio requests with a result < 0 */
+};
+
+CHECKER_FIXTURE(one_iocb, config_of(variant->cfg))
+
+FIXTURE_VARIANT_ADD(one_iocb, double_reap) {
+	.cfg = { .stock = true },
+	.nr_reap = 2, .reap = { 4096, 4096 },
+	.exactly_once = VERDICT_FAIL,
+	.detail = { "(libaio tgid 42): submit, reap(4096), reap(4096)" },
+};
+
+FIXTURE_VARIANT_ADD(one_iocb, double_kernel_complete) {
+	.nr_complete = 2, .complete = { 4096, 4096 },
+	.nr_reap = 1, .reap = { 4096 },
+	.exactly_once = VERDICT_FAIL,
+	.detail = { "completed twice" },
+};
+
+FIXTURE_VARIANT_ADD(one_iocb, kernel_user_result_mismatch) {
+	.nr_complete = 1, .complete = { 4096 },
+	.nr_reap = 1, .reap = { -5 },
+	.exactly_once = VERDICT_FAIL,
+	.detail = { "kernel result 4096 != user result -5" },
+	.errors = 1,
+};
+
+/* kernel completions observable: a reap without one is a miss */
+FIXTURE_VARIANT_ADD(one_iocb, reap_without_kernel_complete) {
+	.nr_reap = 1, .reap = { 4096 },
+	.exactly_once = VERDICT_FAIL,
+	.detail = { "reaped without a kernel completion" },
+};
+
+/* not observable (stock host): the reap alone is the completion */
+FIXTURE_VARIANT_ADD(one_iocb, reap_kernel_complete_unseen) {
+	.cfg = { .no_kernel_complete = true },
+	.nr_reap = 1, .reap = { 4096 },
+	.exactly_once = VERDICT_PASS,
+};
+
+TEST_F(one_iocb, exactly_once)
 {
 	struct checker *c = self->c;
+	int i;
 
 	aio_batch(c, 42, IOCB, 1, 1);
-	aio_reap(c, 42, IOCB, 4096);
-	aio_reap(c, 42, IOCB, 4096);
+	for (i = 0; i < variant->nr_complete; i++)
+		aio_complete(c, IOCB, variant->complete[i]);
+	for (i = 0; i < variant->nr_reap; i++)
+		aio_reap(c, 42, IOCB, variant->reap[i]);
 	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
-	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "(libaio tgid 42): submit, reap(4096), reap(4096)");
-}
-
-TEST_F(patched, libaio_double_kernel_complete_fails)
-{
-	struct checker *c = self->c;
-
-	aio_batch(c, 42, IOCB, 1, 1);
-	aio_complete(c, IOCB, 4096);
-	aio_complete(c, IOCB, 4096);
-	aio_reap(c, 42, IOCB, 4096);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
-	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "completed twice");
-}
-
-TEST_F(patched, kernel_user_result_mismatch_fails)
-{
-	struct checker *c = self->c;
-
-	aio_batch(c, 42, IOCB, 1, 1);
-	aio_complete(c, IOCB, 4096);
-	aio_reap(c, 42, IOCB, -5);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
-	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "kernel result 4096 != user result -5");
-	EXPECT_EQ(1, LIBAIO(c)->errors);
-}
-
-TEST(reap_without_kernel_complete)
-{
-	struct checker_config cfg = synth_cfg_all();
-	struct checker *c = new_checker(cfg);
-
-	/* kernel completions observable: a reap without one is a miss */
-	aio_batch(c, 42, IOCB, 1, 1);
-	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "reaped without a kernel completion"));
-	checker_free(c);
-
-	/* not observable (stock host): the reap alone is the completion */
-	cfg.see_libaio_kernel_complete = false;
-	c = new_checker(cfg);
-	aio_batch(c, 42, IOCB, 1, 1);
-	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	checker_free(c);
+	EXPECT_VERDICT(c, variant->exactly_once, INV_EXACTLY_ONCE);
+	EXPECT_DETAILS(c, INV_EXACTLY_ONCE, variant->detail);
+	EXPECT_VERDICT(c, variant->quiescence, INV_QUIESCENCE);
+	EXPECT_EQ(variant->errors, LIBAIO(c)->errors);
 }
 
 TEST_F(stock, reap_of_unsubmitted_iocb_fails)
@@ -197,36 +236,46 @@ TEST_F(stock, reap_of_unsubmitted_iocb_fails)
 	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "req 0x7ffc0000b000");
 }
 
-/* A kernel without syscalls: tracepoints shows libaio kernel events
- * (fsaio:* or fentry) but no submits: not a failure, a SKIP that says so. */
-TEST(libaio_submits_unobservable_skips)
-{
-	struct checker_config cfg = synth_cfg_all();
-	struct checker *c;
+/*
+ * libaio kernel events (fsaio:* or fentry) of an iocb never seen
+ * submitted: a failure where submits are observable; on a kernel without
+ * syscalls: tracepoints, a SKIP that says so.
+ */
+FIXTURE_VARIANT(unsubmitted_iocb) {
+	struct cfg_delta cfg;
+	enum verdict exactly_once;
+	const char *detail[2];		/* of exactly_once */
+	bool retry_fails;		/* else retry_lifecycle is not FAIL */
+};
 
-	cfg.libaio_submit_unseen = true;
-	c = new_checker(cfg);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
-	aio_complete(c, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "not observable"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_NE(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	checker_free(c);
-}
+CHECKER_FIXTURE(unsubmitted_iocb, config_of(variant->cfg))
 
-/* ... but where submits are observable the same stream fails. */
-TEST_F(patched, libaio_kernel_events_of_unsubmitted_fail)
+FIXTURE_VARIANT_ADD(unsubmitted_iocb, submit_seen) {
+	.exactly_once = VERDICT_FAIL,
+	.retry_fails = true,
+};
+
+FIXTURE_VARIANT_ADD(unsubmitted_iocb, submit_unseen) {
+	.cfg = { .submit_unseen = true },
+	.exactly_once = VERDICT_SKIP,
+	.detail = { "not observable" },
+};
+
+TEST_F(unsubmitted_iocb, kernel_events)
 {
 	struct checker *c = self->c;
 
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
 	aio_complete(c, IOCB, 4096);
 	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
-	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	EXPECT_VERDICT(c, variant->exactly_once, INV_EXACTLY_ONCE);
+	EXPECT_DETAILS(c, INV_EXACTLY_ONCE, variant->detail);
+	if (variant->retry_fails) {
+		EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	} else {
+		EXPECT_NE(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE)) TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
+	}
 }
 
 TEST_F(patched, io_uring_complete_of_unsubmitted_is_counted_not_failed)
@@ -634,18 +683,6 @@ TEST_F(patched, inferred_events_are_counted)
 	EXPECT_EQ(1, URING(c)->resumes);
 }
 
-TEST_F(stock, retry_not_observable_skips)
-{
-	struct checker *c = self->c;
-
-	uring_submit(c, 7, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_SKIP, INV_RETRY_LIFECYCLE);
-	EXPECT_STREQ("test: retry not observable", D(c, INV_RETRY_LIFECYCLE));
-	EXPECT_VERDICT(c, VERDICT_SKIP, INV_RESUME_CONTEXT);
-}
-
 /* ---------- resume_context ---------- */
 
 TEST_F(patched, resume_without_submitter_mm_fails)
@@ -737,17 +774,6 @@ TEST_F(patched, resume_mm_gone_exit_before_submit_fails)
 	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RESUME_CONTEXT);
 }
 
-TEST_F(patched, resume_context_none_observed)
-{
-	struct checker *c = self->c;
-
-	uring_submit(c, 7, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_PASS, INV_RESUME_CONTEXT);
-	EXPECT_EQ(0, INV(c, INV_RESUME_CONTEXT)->observations);
-}
-
 /* ---------- nonblocking_submit ---------- */
 
 TEST_F(patched, io_uring_blocking_in_submit_fails)
@@ -780,14 +806,35 @@ TEST_F(patched, io_uring_no_blocking_passes)
 	EXPECT_EQ(1, INV(c, INV_NONBLOCKING_SUBMIT_IO_URING)->observations);
 }
 
-static struct checker *libaio_blocking_run(bool async_expected)
+/*
+ * io_submit of three iocbs sleeps in a page wait for each: what a stock
+ * kernel does (XFAIL), a failure where submits should not block.
+ */
+FIXTURE_VARIANT(libaio_blocking) {
+	struct cfg_delta cfg;
+	enum verdict verdict;		/* of nonblocking_submit_libaio */
+	const char *detail[2];
+};
+
+CHECKER_FIXTURE(libaio_blocking, config_of(variant->cfg))
+
+FIXTURE_VARIANT_ADD(libaio_blocking, stock_kernel) {
+	.cfg = { .stock = true },
+	.verdict = VERDICT_XFAIL,
+	.detail = { "stock kernel: io_submit slept 3 times in page/bit waits, 4.5 ms" },
+};
+
+FIXTURE_VARIANT_ADD(libaio_blocking, async_expected) {
+	.cfg = { .stock = true, .async_expected = true },
+	.verdict = VERDICT_FAIL,
+	.detail = { "slept 3 times", "first: pid 42" },
+};
+
+TEST_F(libaio_blocking, in_submit)
 {
-	struct checker_config cfg = synth_cfg_stock();
-	struct checker *c;
+	struct checker *c = self->c;
 	unsigned i;
 
-	cfg.libaio_async_expected = async_expected;
-	c = checker_new(&cfg);
 	for (i = 0; i < 3; i++) {
 		aio_submit(c, 42, IOCB + 64 * i, 1, i);
 		ev_sleep(c, 42, FSAIO_CTX_SUBMIT_LIBAIO, FSAIO_SITE_FOLIO_BIT, 1500000);
@@ -795,32 +842,11 @@ static struct checker *libaio_blocking_run(bool async_expected)
 	aio_submit_done(c, 42, 1, 3, 3);
 	for (i = 0; i < 3; i++)
 		aio_reap(c, 42, IOCB + 64 * i, 4096);
-	synth_finish(c);
-	return c;
-}
-
-TEST(libaio_blocking_on_stock_kernel_xfails)
-{
-	struct checker *c = libaio_blocking_run(false);
-
-	EXPECT_EQ(VERDICT_XFAIL, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
-	EXPECT_TRUE(HAS(c, INV_NONBLOCKING_SUBMIT_LIBAIO,
-			"stock kernel: io_submit slept 3 times in page/bit waits, 4.5 ms"))
-		TH_LOG("%s", D(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
-	EXPECT_EQ(3, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].blocked_in_submit);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
-	checker_free(c);
-}
-
-TEST(libaio_blocking_when_async_expected_fails)
-{
-	struct checker *c = libaio_blocking_run(true);
-
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
-	EXPECT_TRUE(HAS(c, INV_NONBLOCKING_SUBMIT_LIBAIO, "slept 3 times"));
-	EXPECT_TRUE(HAS(c, INV_NONBLOCKING_SUBMIT_LIBAIO, "first: pid 42"))
-		TH_LOG("%s", D(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, variant->verdict, INV_NONBLOCKING_SUBMIT_LIBAIO);
+	EXPECT_DETAILS(c, INV_NONBLOCKING_SUBMIT_LIBAIO, variant->detail);
+	EXPECT_EQ(3, LIBAIO(c)->blocked_in_submit);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 }
 
 TEST_F(patched, libaio_not_blocking_passes)
@@ -838,19 +864,58 @@ TEST_F(patched, libaio_not_blocking_passes)
 	EXPECT_EQ(2, INV(c, INV_NONBLOCKING_SUBMIT_LIBAIO)->observations);
 }
 
-TEST(sleep_not_observable_skips)
-{
-	struct checker_config cfg = synth_cfg_all();
-	struct checker *c;
+/*
+ * One io_uring request, submitted and completed, under configs that see
+ * less: what a config cannot observe is a SKIP, never a PASS.
+ */
+FIXTURE_VARIANT(observe) {
+	struct cfg_delta cfg;
+	enum verdict verdict[INV__COUNT];	/* PASS where not named */
+	const char *retry_detail;		/* all of retry_lifecycle's */
+};
 
-	cfg.see_sleep = false;
-	c = checker_new(&cfg);
+CHECKER_FIXTURE(observe, config_of(variant->cfg))
+
+FIXTURE_VARIANT_ADD(observe, everything) {
+	.verdict = {
+		[INV_NONBLOCKING_SUBMIT_LIBAIO] = VERDICT_SKIP,
+	},
+};
+
+/* a stock host: no per-request retry events */
+FIXTURE_VARIANT_ADD(observe, retry_unseen) {
+	.cfg = { .stock = true },
+	.verdict = {
+		[INV_RETRY_LIFECYCLE] = VERDICT_SKIP,
+		[INV_RESUME_CONTEXT] = VERDICT_SKIP,
+		[INV_NONBLOCKING_SUBMIT_LIBAIO] = VERDICT_SKIP,
+	},
+	.retry_detail = "test: retry not observable",
+};
+
+FIXTURE_VARIANT_ADD(observe, sleep_unseen) {
+	.cfg = { .no_sleep = true },
+	.verdict = {
+		[INV_NONBLOCKING_SUBMIT_IO_URING] = VERDICT_SKIP,
+		[INV_NONBLOCKING_SUBMIT_LIBAIO] = VERDICT_SKIP,
+	},
+};
+
+TEST_F(observe, one_io_uring_request)
+{
+	struct checker *c = self->c;
+	int i;
+
 	uring_submit(c, 7, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_NONBLOCKING_SUBMIT_IO_URING));
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
-	checker_free(c);
+	FINISH(c);
+	for (i = 0; i < INV__COUNT; i++) {
+		EXPECT_EQ(variant->verdict[i], V(c, i)) TH_LOG("%s: %s", INV(c, i)->name, D(c, i));
+	}
+	EXPECT_EQ(0, INV(c, INV_RESUME_CONTEXT)->observations);
+	if (variant->retry_detail) {
+		EXPECT_STREQ(variant->retry_detail, D(c, INV_RETRY_LIFECYCLE));
+	}
 }
 
 TEST_F(patched, wait_cells_and_histogram)
@@ -954,22 +1019,18 @@ TEST_F(patched, abandoned_without_kernel_completion_fails)
 }
 
 /* Retries observable, kernel completions not (fentry without aio_complete_rw). */
-TEST(abandoned_with_armed_wait_entry_fails)
-{
-	struct checker_config cfg = synth_cfg_all();
-	struct checker *c;
+CHECKER_FIXTURE(kernel_complete_unseen, config_of((struct cfg_delta){ .no_kernel_complete = true }))
 
-	cfg.see_libaio_kernel_complete = false;
-	c = new_checker(cfg);
+TEST_F(kernel_complete_unseen, abandoned_with_armed_wait_entry_fails)
+{
+	struct checker *c = self->c;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 1);
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
 	ev_proc_exit(c, 42);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "abandoned by process exit with a wait entry still armed"))
-		TH_LOG("%s", D(c, INV_QUIESCENCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "abandoned by process exit with a wait entry still armed");
 }
 
 /* Must fail: a request of a context that is still alive never completes;
@@ -1159,42 +1220,78 @@ TEST_F(stock, pending_batch_at_end_counts_as_in_flight)
 
 /* ---------- trace_integrity ---------- */
 
-TEST_F(patched, clean_trace_passes_integrity)
+/*
+ * One io_uring request, and how its trace ends: cleanly, with records lost
+ * in the ring buffer or missing from seq, without its TRACE_END, or cut
+ * off where the decoder found a truncated record.
+ */
+FIXTURE_VARIANT(trace_ending) {
+	uint64_t gap;			/* seqs skipped before the completion */
+	uint64_t lost;			/* ring buffer losses the TRACE_END counts */
+	bool cut;			/* no TRACE_END */
+	const char *malformed;		/* what the decoder noted */
+	enum verdict verdict;		/* of trace_integrity */
+	const char *detail[2];
+	uint64_t observations;
+	uint64_t stats_lost;
+};
+
+CHECKER_FIXTURE(trace_ending, synth_cfg_all())
+
+FIXTURE_VARIANT_ADD(trace_ending, clean) {
+	.verdict = VERDICT_PASS,
+	.observations = 3,
+};
+
+FIXTURE_VARIANT_ADD(trace_ending, lost_ringbuf_record) {
+	.lost = 1,
+	.verdict = VERDICT_ERROR,
+	.detail = { "1 records lost (1 ring buffer" },
+	.observations = 3,
+	.stats_lost = 1,
+};
+
+/* two records never arrived */
+FIXTURE_VARIANT_ADD(trace_ending, seq_gap) {
+	.gap = 2,
+	.verdict = VERDICT_ERROR,
+	.detail = { "2 missing from seq" },
+	.observations = 3,
+	.stats_lost = 2,
+};
+
+FIXTURE_VARIANT_ADD(trace_ending, missing_trace_end) {
+	.cut = true,
+	.verdict = VERDICT_ERROR,
+	.detail = { "no trace_end" },
+	.observations = 2,
+};
+
+FIXTURE_VARIANT_ADD(trace_ending, truncated_record) {
+	.cut = true,
+	.malformed = "truncated record at offset 1000",
+	.verdict = VERDICT_ERROR,
+	.detail = { "truncated record at offset 1000", "no trace_end" },
+	.observations = 2,
+};
+
+TEST_F(trace_ending, integrity)
 {
 	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
+	synth_seq += variant->gap;
 	uring_complete(c, 7, UREQ, 4096);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_PASS, INV_TRACE_INTEGRITY);
-	EXPECT_EQ(3, INV(c, INV_TRACE_INTEGRITY)->observations);
-	EXPECT_EQ(0, checker_stats(c)->lost);
-}
-
-TEST_F(patched, lost_ringbuf_record_is_error)
-{
-	struct checker *c = self->c;
-
-	uring_submit(c, 7, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	trace_end(c, 1);
+	if (variant->malformed)
+		checker_note_malformed(c, variant->malformed);
+	if (!variant->cut)
+		trace_end(c, variant->lost);
 	checker_finish(c);
-	EXPECT_VERDICT(c, VERDICT_ERROR, INV_TRACE_INTEGRITY);
-	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "1 records lost (1 ring buffer");
-	EXPECT_EQ(1, checker_stats(c)->lost);
-}
-
-TEST_F(patched, seq_gap_is_error)
-{
-	struct checker *c = self->c;
-
-	uring_submit(c, 7, UREQ);
-	synth_seq += 2;			/* two records never arrived */
-	uring_complete(c, 7, UREQ, 4096);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_ERROR, INV_TRACE_INTEGRITY);
-	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "2 missing from seq");
-	EXPECT_EQ(2, checker_stats(c)->lost);
+	ASSERT_EQ(0, synth_rc);
+	EXPECT_VERDICT(c, variant->verdict, INV_TRACE_INTEGRITY);
+	EXPECT_DETAILS(c, INV_TRACE_INTEGRITY, variant->detail);
+	EXPECT_EQ(variant->observations, INV(c, INV_TRACE_INTEGRITY)->observations);
+	EXPECT_EQ(variant->stats_lost, checker_stats(c)->lost);
 }
 
 TEST_F(patched, seq_reordering_is_not_loss)
@@ -1225,17 +1322,6 @@ TEST_F(patched, duplicate_seq_is_error)
 	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "duplicate seq");
 }
 
-TEST_F(patched, missing_trace_end_is_error)
-{
-	struct checker *c = self->c;
-
-	uring_submit(c, 7, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	checker_finish(c);
-	EXPECT_VERDICT(c, VERDICT_ERROR, INV_TRACE_INTEGRITY);
-	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "no trace_end");
-}
-
 TEST_F(patched, malformed_records_are_rejected_and_error)
 {
 	struct checker *c = self->c;
@@ -1259,19 +1345,6 @@ TEST_F(patched, malformed_records_are_rejected_and_error)
 	EXPECT_EQ(1, checker_stats(c)->records);
 	EXPECT_VERDICT(c, VERDICT_ERROR, INV_TRACE_INTEGRITY);
 	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "5 malformed records (first: record version ");
-}
-
-TEST_F(patched, note_malformed_is_error)
-{
-	struct checker *c = self->c;
-
-	uring_submit(c, 7, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	checker_note_malformed(c, "truncated record at offset 1000");
-	checker_finish(c);
-	EXPECT_VERDICT(c, VERDICT_ERROR, INV_TRACE_INTEGRITY);
-	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "truncated record at offset 1000");
-	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "no trace_end");
 }
 
 TEST_F(patched, results_before_finish_are_not_passes)
