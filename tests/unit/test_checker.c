@@ -480,11 +480,37 @@ TEST_F(stock, missing_submit_done_counts_batch_accepted)
 
 /* ---------- retry_lifecycle ---------- */
 
+/*
+ * Events of one io_uring request of tgid 7, in words: submit, retry, wake
+ * (in IRQ), resume, punt, complete (4096).  -EINVAL for another word.
+ */
+static int uring_events(struct checker *c, uint64_t req, const char *events)
+{
+	char buf[128], *save, *ev;
+
+	snprintf(buf, sizeof(buf), "%s", events);
+	for (ev = strtok_r(buf, " ", &save); ev; ev = strtok_r(NULL, " ", &save)) {
+		if (!strcmp(ev, "submit"))
+			uring_submit(c, 7, req);
+		else if (!strcmp(ev, "retry"))
+			ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, req);
+		else if (!strcmp(ev, "wake"))
+			ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, req);
+		else if (!strcmp(ev, "resume"))
+			ev_resume(c, FSAIO_ENGINE_IO_URING, 7, req, 1);
+		else if (!strcmp(ev, "punt"))
+			ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING, 7, req);
+		else if (!strcmp(ev, "complete"))
+			uring_complete(c, 7, req, 4096);
+		else
+			return -EINVAL;
+	}
+	return 0;
+}
+
 static void uring_retry_cycle(struct checker *c, uint64_t req)
 {
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, req);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, req);	/* in IRQ */
-	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, req, 1);
+	uring_events(c, req, "retry wake resume");
 }
 
 TEST_F(patched, retry_wake_resume_passes)
@@ -506,157 +532,95 @@ TEST_F(patched, retry_wake_resume_passes)
 	EXPECT_EQ(2, URING(c)->resumes);
 }
 
-TEST_F(patched, libaio_retry_in_worker_context_passes)
-{
-	struct checker *c = self->c;
-
-	/* patched libaio: retry in submitter, wake in IRQ, resume in a kworker */
-	aio_batch(c, 42, IOCB, 1, 1);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
-	ev_resume(c, FSAIO_ENGINE_LIBAIO, 3, IOCB, 1);
-	aio_complete(c, IOCB, 4096);
-	aio_reap(c, 42, IOCB, 4096);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
-	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
-	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
-}
-
-TEST_F(patched, wake_without_retry_fails)
-{
-	struct checker *c = self->c;
-
-	uring_submit(c, 7, UREQ);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
-	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "wake without an armed retry: req 0xffff888004a1c000 (io_uring tgid 7): submit, wake");
-}
-
-TEST_F(patched, double_wake_fails)
-{
-	struct checker *c = self->c;
-
-	uring_submit(c, 7, UREQ);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
-	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, UREQ, 1);
-	uring_complete(c, 7, UREQ, 4096);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
-	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "woken twice");
-}
-
-TEST_F(patched, resume_without_wake_fails)
-{
-	struct checker *c = self->c;
-
-	uring_submit(c, 7, UREQ);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
-	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, UREQ, 1);
-	uring_complete(c, 7, UREQ, 4096);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
-	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "resume without wake");
-	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "submit, retry(-529), resume(mm=1)");
-}
-
-TEST_F(patched, resume_without_any_retry_fails)
-{
-	struct checker *c = self->c;
-
-	uring_submit(c, 7, UREQ);
-	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, UREQ, 1);
-	uring_complete(c, 7, UREQ, 4096);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
-	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "resume without an armed retry");
-}
-
-TEST_F(patched, complete_while_armed_fails)
-{
-	struct checker *c = self->c;
-
-	uring_submit(c, 7, UREQ);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
-	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "completed while armed");
-	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "submit, retry(-529), complete(4096)");
-	/* and the armed entry is left over at the end */
-	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
-	EXPECT_DETAIL(c, INV_QUIESCENCE, "1 armed wait entries");
-}
-
-TEST_F(patched, complete_after_wake_without_resume_fails)
-{
-	struct checker *c = self->c;
-
-	uring_submit(c, 7, UREQ);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
-	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "wake without resume");
-}
-
-TEST_F(patched, retry_while_armed_fails)
-{
-	struct checker *c = self->c;
-
-	uring_submit(c, 7, UREQ);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
-	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "retry while already armed");
-}
-
 TEST_F(patched, punt_is_a_resumption_path)
 {
 	struct checker *c = self->c;
 
 	/* armed, then punted to io-wq: completion without wake is fine */
-	uring_submit(c, 7, UREQ);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
-	ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING, 7, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
+	uring_events(c, UREQ, "submit retry punt complete");
 	/* punted straight away, the worker then resumes it */
-	uring_submit(c, 7, UREQ + 0x200);
-	ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING, 7, UREQ + 0x200);
-	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, UREQ + 0x200, 1);
-	uring_complete(c, 7, UREQ + 0x200, 4096);
+	uring_events(c, UREQ + 0x200, "submit punt resume complete");
 	FINISH(c);
 	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
 	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
 	EXPECT_EQ(2, URING(c)->punts);
 }
 
-TEST_F(patched, retry_after_completion_fails)
+/*
+ * Must fail: one io_uring request whose retry events break the lifecycle
+ * (retry -> wake -> resume or punt, then the completion).
+ */
+FIXTURE_VARIANT(uring_lifecycle) {
+	const char *events;		/* uring_events() */
+	const char *detail[2];		/* of retry_lifecycle, which fails */
+	enum verdict quiescence;
+	const char *quiescence_detail[2];
+};
+
+CHECKER_FIXTURE(uring_lifecycle, synth_cfg_all())
+
+/* a wait entry not back to idle (armed, or woken and never resumed) is
+ * left over at the end too */
+FIXTURE_VARIANT_ADD(uring_lifecycle, wake_without_retry) {
+	.events = "submit wake complete",
+	.detail = { "wake without an armed retry: req 0xffff888004a1c000 (io_uring tgid 7): submit, wake" },
+	.quiescence = VERDICT_FAIL,
+};
+
+FIXTURE_VARIANT_ADD(uring_lifecycle, double_wake) {
+	.events = "submit retry wake wake resume complete",
+	.detail = { "woken twice" },
+};
+
+FIXTURE_VARIANT_ADD(uring_lifecycle, resume_without_wake) {
+	.events = "submit retry resume complete",
+	.detail = { "resume without wake", "submit, retry(-529), resume(mm=1)" },
+};
+
+FIXTURE_VARIANT_ADD(uring_lifecycle, resume_without_any_retry) {
+	.events = "submit resume complete",
+	.detail = { "resume without an armed retry" },
+};
+
+FIXTURE_VARIANT_ADD(uring_lifecycle, complete_while_armed) {
+	.events = "submit retry complete",
+	.detail = { "completed while armed", "submit, retry(-529), complete(4096)" },
+	.quiescence = VERDICT_FAIL,
+	.quiescence_detail = { "1 armed wait entries" },
+};
+
+FIXTURE_VARIANT_ADD(uring_lifecycle, complete_after_wake_without_resume) {
+	.events = "submit retry wake complete",
+	.detail = { "wake without resume" },
+	.quiescence = VERDICT_FAIL,
+};
+
+FIXTURE_VARIANT_ADD(uring_lifecycle, retry_while_armed) {
+	.events = "submit retry retry",
+	.detail = { "retry while already armed" },
+	.quiescence = VERDICT_FAIL,
+};
+
+FIXTURE_VARIANT_ADD(uring_lifecycle, retry_after_completion) {
+	.events = "submit complete wake",
+	.detail = { "wake after completion" },
+};
+
+FIXTURE_VARIANT_ADD(uring_lifecycle, wake_for_unknown_request) {
+	.events = "wake",
+	.detail = { "never seen submitted" },
+};
+
+TEST_F(uring_lifecycle, fails)
 {
 	struct checker *c = self->c;
 
-	uring_submit(c, 7, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
+	ASSERT_EQ(0, uring_events(c, UREQ, variant->events));
 	FINISH(c);
 	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
-	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "wake after completion");
-}
-
-TEST_F(patched, wake_for_unknown_request_fails)
-{
-	struct checker *c = self->c;
-
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
-	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "never seen submitted");
+	EXPECT_DETAILS(c, INV_RETRY_LIFECYCLE, variant->detail);
+	EXPECT_VERDICT(c, variant->quiescence, INV_QUIESCENCE);
+	EXPECT_DETAILS(c, INV_QUIESCENCE, variant->quiescence_detail);
 }
 
 TEST_F(patched, inferred_events_are_counted)
@@ -685,93 +649,107 @@ TEST_F(patched, inferred_events_are_counted)
 
 /* ---------- resume_context ---------- */
 
-TEST_F(patched, resume_without_submitter_mm_fails)
+/*
+ * One libaio iocb of tgid 42 through retry, wake (in IRQ) and resume, then
+ * its completion: resumed in a kworker with or without the submitter's mm,
+ * or by exit_aio() with the mm gone, which is only right once the
+ * submitter exited.
+ */
+enum resumer {
+	KWORKER_MM,		/* patched libaio: a kworker in the submitter's mm */
+	KWORKER_NO_MM,		/* a kworker without it */
+	MM_GONE,		/* the address space gone: mm 0, arg2 2 */
+};
+
+enum exit_at {
+	NO_EXIT,
+	EXIT_BEFORE_SUBMIT,	/* an earlier process with a recycled tgid */
+	EXIT_AFTER_RETRY,
+	EXIT_AT_END,		/* exit_mm() -> exit_aio() runs before
+				 * sched_process_exit fires */
+};
+
+FIXTURE_VARIANT(libaio_resume) {
+	enum resumer resumer;
+	enum exit_at exit_at;
+	int32_t res;
+	bool reap;
+	enum verdict resume_context;
+	const char *detail[2];		/* of resume_context */
+};
+
+CHECKER_FIXTURE(libaio_resume, synth_cfg_all())
+
+FIXTURE_VARIANT_ADD(libaio_resume, in_worker_context) {
+	.resumer = KWORKER_MM,
+	.res = 4096, .reap = true,
+	.resume_context = VERDICT_PASS,
+};
+
+FIXTURE_VARIANT_ADD(libaio_resume, without_submitter_mm) {
+	.resumer = KWORKER_NO_MM,
+	.res = 4096, .reap = true,
+	.resume_context = VERDICT_FAIL,
+	.detail = { "resume(mm=0)" },
+};
+
+FIXTURE_VARIANT_ADD(libaio_resume, mm_gone_after_exit) {
+	.resumer = MM_GONE, .exit_at = EXIT_AFTER_RETRY,
+	.res = -EINTR,
+	.resume_context = VERDICT_PASS,
+	.detail = { "1 after the submitter exited" },
+};
+
+FIXTURE_VARIANT_ADD(libaio_resume, mm_gone_exit_traced_later) {
+	.resumer = MM_GONE, .exit_at = EXIT_AT_END,
+	.res = -EINTR,
+	.resume_context = VERDICT_PASS,
+};
+
+FIXTURE_VARIANT_ADD(libaio_resume, mm_gone_without_exit) {
+	.resumer = MM_GONE,
+	.res = -EINTR, .reap = true,
+	.resume_context = VERDICT_FAIL,
+	.detail = { "1 of 1 resumes" },
+};
+
+FIXTURE_VARIANT_ADD(libaio_resume, mm_gone_exit_before_submit) {
+	.resumer = MM_GONE, .exit_at = EXIT_BEFORE_SUBMIT,
+	.res = 4096, .reap = true,
+	.resume_context = VERDICT_FAIL,
+};
+
+TEST_F(libaio_resume, resume_context)
 {
 	struct checker *c = self->c;
+	struct fsaio_record r;
 
+	if (variant->exit_at == EXIT_BEFORE_SUBMIT)
+		ev_proc_exit(c, 42);
 	aio_batch(c, 42, IOCB, 1, 1);
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	if (variant->exit_at == EXIT_AFTER_RETRY)
+		ev_proc_exit(c, 42);
 	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
-	ev_resume(c, FSAIO_ENGINE_LIBAIO, 3, IOCB, 0);
-	aio_complete(c, IOCB, 4096);
-	aio_reap(c, 42, IOCB, 4096);
+	if (variant->resumer == MM_GONE) {
+		r = synth_rec(FSAIO_EV_RESUME, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+		r.arg0 = 43;
+		r.arg2 = 2;
+		synth_feed(c, &r);
+	} else {
+		ev_resume(c, FSAIO_ENGINE_LIBAIO, 3, IOCB, variant->resumer == KWORKER_MM);
+	}
+	aio_complete(c, IOCB, variant->res);
+	if (variant->reap)
+		aio_reap(c, 42, IOCB, variant->res);
+	if (variant->exit_at == EXIT_AT_END)
+		ev_proc_exit(c, 42);
 	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RESUME_CONTEXT);
-	EXPECT_DETAIL(c, INV_RESUME_CONTEXT, "resume(mm=0)");
+	EXPECT_VERDICT(c, variant->resume_context, INV_RESUME_CONTEXT);
+	EXPECT_DETAILS(c, INV_RESUME_CONTEXT, variant->detail);
 	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
-}
-
-/* A worker that finds the address space gone after exit resumes with mm 0. */
-static void resume_mm_gone(struct checker *c, uint32_t tgid, uint64_t req)
-{
-	struct fsaio_record r = synth_rec(FSAIO_EV_RESUME, FSAIO_ENGINE_LIBAIO, tgid, req);
-
-	r.arg0 = tgid + 1;
-	r.arg1 = 0;
-	r.arg2 = 2;
-	synth_feed(c, &r);
-}
-
-TEST_F(patched, resume_mm_gone_after_exit_passes)
-{
-	struct checker *c = self->c;
-
-	aio_batch(c, 42, IOCB, 1, 1);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-	ev_proc_exit(c, 42);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
-	resume_mm_gone(c, 42, IOCB);
-	aio_complete(c, IOCB, -EINTR);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_PASS, INV_RESUME_CONTEXT);
-	EXPECT_DETAIL(c, INV_RESUME_CONTEXT, "1 after the submitter exited");
-	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
-}
-
-TEST_F(patched, resume_mm_gone_exit_traced_later_passes)
-{
-	struct checker *c = self->c;
-
-	/* exit_mm() -> exit_aio() runs before sched_process_exit fires */
-	aio_batch(c, 42, IOCB, 1, 1);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
-	resume_mm_gone(c, 42, IOCB);
-	aio_complete(c, IOCB, -EINTR);
-	ev_proc_exit(c, 42);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_PASS, INV_RESUME_CONTEXT);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
-}
-
-TEST_F(patched, resume_mm_gone_without_exit_fails)
-{
-	struct checker *c = self->c;
-
-	aio_batch(c, 42, IOCB, 1, 1);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
-	resume_mm_gone(c, 42, IOCB);
-	aio_complete(c, IOCB, -EINTR);
-	aio_reap(c, 42, IOCB, -EINTR);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RESUME_CONTEXT);
-	EXPECT_DETAIL(c, INV_RESUME_CONTEXT, "1 of 1 resumes");
-}
-
-TEST_F(patched, resume_mm_gone_exit_before_submit_fails)
-{
-	struct checker *c = self->c;
-
-	ev_proc_exit(c, 42);	/* an earlier process with a recycled tgid */
-	aio_batch(c, 42, IOCB, 1, 1);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
-	resume_mm_gone(c, 42, IOCB);
-	aio_complete(c, IOCB, 4096);
-	aio_reap(c, 42, IOCB, 4096);
-	FINISH(c);
-	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RESUME_CONTEXT);
 }
 
 /* ---------- nonblocking_submit ---------- */
