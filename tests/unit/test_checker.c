@@ -18,10 +18,6 @@
 /* EXPECT_EQ(4, some_u64) compares int with unsigned: fine for these
  * small constants, and the harness macros cannot cast for us. */
 #pragma GCC diagnostic ignored "-Wsign-compare"
-/* TEST_F's wrapper (kselftest_harness.h, as in the kernel) sets `child'
- * after setjmp(): after a failed ASSERT the teardown may be skipped, which
- * costs only the free of a checker in a process about to exit. */
-#pragma GCC diagnostic ignored "-Wclobbered"
 
 /*
  * What a fixture variant changes in synth_cfg_all() or, with .stock, in
