@@ -2,6 +2,14 @@
 /*
  * Unit tests of the checker core: for each invariant, event sequences that
  * must pass and sequences that must fail, fed as synthetic records.
+ *
+ * Every test owns one checker: its fixture's FIXTURE_SETUP makes it from a
+ * config and FIXTURE_TEARDOWN frees it.  A fixture runs each of its tests
+ * once per variant, so the tests are grouped by config: "patched" sees
+ * everything (synth_cfg_all), "stock" is a stock host (synth_cfg_stock),
+ * and a fixture with a variant table runs one stream under several
+ * configs, or with a few parameters changed, and checks each variant's
+ * verdicts.
  */
 #include <string.h>
 #include "kselftest_harness.h"
@@ -11,23 +19,86 @@
  * small constants, and the harness macros cannot cast for us. */
 #pragma GCC diagnostic ignored "-Wsign-compare"
 
+/*
+ * What a fixture variant changes in synth_cfg_all() or, with .stock, in
+ * synth_cfg_stock(): zero changes nothing.
+ */
+struct cfg_delta {
+	bool stock;
+	bool no_kernel_complete;	/* see_libaio_kernel_complete off */
+	bool no_sleep;			/* see_sleep off */
+	bool async_expected;		/* libaio_async_expected on */
+	bool submit_unseen;		/* libaio_submit_unseen on */
+};
+
+static struct checker_config config_of(struct cfg_delta d)
+{
+	struct checker_config cfg = d.stock ? synth_cfg_stock() : synth_cfg_all();
+
+	if (d.no_kernel_complete)
+		cfg.see_libaio_kernel_complete = false;
+	if (d.no_sleep)
+		cfg.see_sleep = false;
+	if (d.async_expected)
+		cfg.libaio_async_expected = true;
+	if (d.submit_unseen)
+		cfg.libaio_submit_unseen = true;
+	return cfg;
+}
+
+/* A fixture owning the checker self->c, made from config (an expression
+ * that may use the fixture's variant). */
+#define CHECKER_FIXTURE(name, config)					\
+	FIXTURE(name) {							\
+		struct checker *c;					\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		struct checker_config cfg = (config);			\
+									\
+		self->c = checker_new(&cfg);				\
+		ASSERT_NE(NULL, self->c);				\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		checker_free(self->c);					\
+	}
+
+CHECKER_FIXTURE(patched, synth_cfg_all())
+CHECKER_FIXTURE(stock, synth_cfg_stock())
+
 #define V(c, id)	(INV(c, id)->verdict)
 #define D(c, id)	(INV(c, id)->detail)
 #define HAS(c, id, s)	(strstr(D(c, id), (s)) != NULL)
+#define LIBAIO(c)	(&checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO])
+#define URING(c)	(&checker_stats(c)->engine[FSAIO_ENGINE_IO_URING])
+
+/* Verdict and detail of invariant id; on failure they log the detail. */
+#define EXPECT_VERDICT(c, v, id)					\
+	EXPECT_EQ(v, V(c, id)) TH_LOG("%s", D(c, id))
+#define EXPECT_DETAIL(c, id, s)						\
+	EXPECT_TRUE(HAS(c, id, s)) TH_LOG("%s", D(c, id))
+/* Each of a variant's (up to two) detail substrings of invariant id. */
+#define EXPECT_DETAILS(c, id, details) do {				\
+	for (int d_ = 0; d_ < 2 && (details)[d_]; d_++) {		\
+		EXPECT_DETAIL(c, id, (details)[d_]);			\
+	}								\
+} while (0)
+
+/* End the trace cleanly and evaluate; every record fed was valid. */
+#define FINISH(c) do {							\
+	synth_finish(c);						\
+	ASSERT_EQ(0, synth_rc);						\
+} while (0)
 
 #define IOCB	0x7ffc0000a000ull
 #define UREQ	0xffff888004a1c000ull
 
-static struct checker *new_checker(struct checker_config cfg)
-{
-	return checker_new(&cfg);
-}
-
 /* ---------- exactly_once ---------- */
 
-TEST(libaio_batch_completes_once_passes)
+TEST_F(patched, libaio_batch_completes_once_passes)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	unsigned i;
 
 	aio_batch(c, 42, IOCB, 1, 4);
@@ -35,188 +106,190 @@ TEST(libaio_batch_completes_once_passes)
 		aio_complete(c, IOCB + 64 * i, 4096);
 	for (i = 0; i < 4; i++)
 		aio_reap(c, 42, IOCB + 64 * i, 4096);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_TRACE_INTEGRITY));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_TRACE_INTEGRITY);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 	EXPECT_EQ(4, INV(c, INV_EXACTLY_ONCE)->observations);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_NONBLOCKING_SUBMIT_IO_URING));
-	EXPECT_TRUE(HAS(c, INV_NONBLOCKING_SUBMIT_IO_URING, "no io_uring requests"));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE));
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_NONBLOCKING_SUBMIT_LIBAIO);
+	EXPECT_VERDICT(c, VERDICT_SKIP, INV_NONBLOCKING_SUBMIT_IO_URING);
+	EXPECT_DETAIL(c, INV_NONBLOCKING_SUBMIT_IO_URING, "no io_uring requests");
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
 	EXPECT_EQ(0, INV(c, INV_RETRY_LIFECYCLE)->observations);
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "no retry armed"));
-	EXPECT_EQ(4, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submitted);
-	EXPECT_EQ(4, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].completed);
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submit_calls);
-	EXPECT_EQ(1000, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submit_ns);
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "no retry armed");
+	EXPECT_EQ(4, LIBAIO(c)->submitted);
+	EXPECT_EQ(4, LIBAIO(c)->completed);
+	EXPECT_EQ(1, LIBAIO(c)->submit_calls);
+	EXPECT_EQ(1000, LIBAIO(c)->submit_ns);
 	EXPECT_STREQ("exactly_once", INV(c, INV_EXACTLY_ONCE)->name);
-	checker_free(c);
 }
 
-TEST(no_requests_skips_exactly_once)
+TEST_F(patched, no_requests_skips_exactly_once)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_SKIP, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_VERDICT(c, VERDICT_SKIP, INV_NONBLOCKING_SUBMIT_LIBAIO);
 }
 
-TEST(io_uring_double_complete_fails)
+TEST_F(patched, io_uring_double_complete_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_submit_done(c, 7, 1);
 	uring_complete(c, 7, UREQ, 4096);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "completed twice"));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE,
-			"req 0xffff888004a1c000 (io_uring tgid 7): submit, complete(4096), complete(4096)"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].completed);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "completed twice");
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE,
+		      "req 0xffff888004a1c000 (io_uring tgid 7): submit, complete(4096), complete(4096)");
+	EXPECT_EQ(1, URING(c)->completed);
 }
 
-TEST(libaio_double_reap_fails)
+/*
+ * One libaio iocb, accepted alone: its kernel completions, then its reaps.
+ * Exactly once: one of each where both are observable, one reap where
+ * only reaps are, and the same result on both sides.
+ */
+FIXTURE_VARIANT(one_iocb) {
+	struct cfg_delta cfg;
+	int nr_complete, nr_reap;
+	int32_t complete[2], reap[2];	/* kernel and user results */
+	enum verdict exactly_once;
+	const char *detail[2];		/* of exactly_once */
+	enum verdict quiescence;
+	uint64_t errors;		/* libaio requests with a result < 0 */
+};
+
+CHECKER_FIXTURE(one_iocb, config_of(variant->cfg))
+
+FIXTURE_VARIANT_ADD(one_iocb, double_reap) {
+	.cfg = { .stock = true },
+	.nr_reap = 2, .reap = { 4096, 4096 },
+	.exactly_once = VERDICT_FAIL,
+	.detail = { "(libaio tgid 42): submit, reap(4096), reap(4096)" },
+};
+
+FIXTURE_VARIANT_ADD(one_iocb, double_kernel_complete) {
+	.nr_complete = 2, .complete = { 4096, 4096 },
+	.nr_reap = 1, .reap = { 4096 },
+	.exactly_once = VERDICT_FAIL,
+	.detail = { "completed twice" },
+};
+
+FIXTURE_VARIANT_ADD(one_iocb, kernel_user_result_mismatch) {
+	.nr_complete = 1, .complete = { 4096 },
+	.nr_reap = 1, .reap = { -5 },
+	.exactly_once = VERDICT_FAIL,
+	.detail = { "kernel result 4096 != user result -5" },
+	.errors = 1,
+};
+
+/* kernel completions observable: a reap without one is a miss */
+FIXTURE_VARIANT_ADD(one_iocb, reap_without_kernel_complete) {
+	.nr_reap = 1, .reap = { 4096 },
+	.exactly_once = VERDICT_FAIL,
+	.detail = { "reaped without a kernel completion" },
+};
+
+/* not observable (stock host): the reap alone is the completion */
+FIXTURE_VARIANT_ADD(one_iocb, reap_kernel_complete_unseen) {
+	.cfg = { .no_kernel_complete = true },
+	.nr_reap = 1, .reap = { 4096 },
+	.exactly_once = VERDICT_PASS,
+};
+
+TEST_F(one_iocb, exactly_once)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
+	int i;
 
 	aio_batch(c, 42, IOCB, 1, 1);
-	aio_reap(c, 42, IOCB, 4096);
-	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "(libaio tgid 42): submit, reap(4096), reap(4096)"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	checker_free(c);
+	for (i = 0; i < variant->nr_complete; i++)
+		aio_complete(c, IOCB, variant->complete[i]);
+	for (i = 0; i < variant->nr_reap; i++)
+		aio_reap(c, 42, IOCB, variant->reap[i]);
+	FINISH(c);
+	EXPECT_VERDICT(c, variant->exactly_once, INV_EXACTLY_ONCE);
+	EXPECT_DETAILS(c, INV_EXACTLY_ONCE, variant->detail);
+	EXPECT_VERDICT(c, variant->quiescence, INV_QUIESCENCE);
+	EXPECT_EQ(variant->errors, LIBAIO(c)->errors);
 }
 
-TEST(libaio_double_kernel_complete_fails)
+TEST_F(stock, reap_of_unsubmitted_iocb_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
-
-	aio_batch(c, 42, IOCB, 1, 1);
-	aio_complete(c, IOCB, 4096);
-	aio_complete(c, IOCB, 4096);
-	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "completed twice"));
-	checker_free(c);
-}
-
-TEST(kernel_user_result_mismatch_fails)
-{
-	struct checker *c = new_checker(synth_cfg_all());
-
-	aio_batch(c, 42, IOCB, 1, 1);
-	aio_complete(c, IOCB, 4096);
-	aio_reap(c, 42, IOCB, -5);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "kernel result 4096 != user result -5"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].errors);
-	checker_free(c);
-}
-
-TEST(reap_without_kernel_complete)
-{
-	struct checker_config cfg = synth_cfg_all();
-	struct checker *c = new_checker(cfg);
-
-	/* kernel completions observable: a reap without one is a miss */
-	aio_batch(c, 42, IOCB, 1, 1);
-	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "reaped without a kernel completion"));
-	checker_free(c);
-
-	/* not observable (stock host): the reap alone is the completion */
-	cfg.see_libaio_kernel_complete = false;
-	c = new_checker(cfg);
-	aio_batch(c, 42, IOCB, 1, 1);
-	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	checker_free(c);
-}
-
-TEST(reap_of_unsubmitted_iocb_fails)
-{
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_batch(c, 42, IOCB, 1, 1);
 	aio_reap(c, 42, IOCB, 4096);
 	aio_reap(c, 42, IOCB + 0x1000, 512);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "never seen submitted"));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "req 0x7ffc0000b000"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "never seen submitted");
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "req 0x7ffc0000b000");
 }
 
-/* A kernel without syscalls: tracepoints shows libaio kernel events
- * (fsaio:* or fentry) but no submits: not a failure, a SKIP that says so. */
-TEST(libaio_submits_unobservable_skips)
-{
-	struct checker_config cfg = synth_cfg_all();
-	struct checker *c;
+/*
+ * libaio kernel events (fsaio:* or fentry) of an iocb never seen
+ * submitted: a failure where submits are observable; on a kernel without
+ * syscalls: tracepoints, a SKIP that says so.
+ */
+FIXTURE_VARIANT(unsubmitted_iocb) {
+	struct cfg_delta cfg;
+	enum verdict exactly_once;
+	const char *detail[2];		/* of exactly_once */
+	bool retry_fails;		/* else retry_lifecycle is not FAIL */
+};
 
-	cfg.libaio_submit_unseen = true;
-	c = new_checker(cfg);
+CHECKER_FIXTURE(unsubmitted_iocb, config_of(variant->cfg))
+
+FIXTURE_VARIANT_ADD(unsubmitted_iocb, submit_seen) {
+	.exactly_once = VERDICT_FAIL,
+	.retry_fails = true,
+};
+
+FIXTURE_VARIANT_ADD(unsubmitted_iocb, submit_unseen) {
+	.cfg = { .submit_unseen = true },
+	.exactly_once = VERDICT_SKIP,
+	.detail = { "not observable" },
+};
+
+TEST_F(unsubmitted_iocb, kernel_events)
+{
+	struct checker *c = self->c;
+
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
 	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
 	aio_complete(c, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "not observable"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_NE(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, variant->exactly_once, INV_EXACTLY_ONCE);
+	EXPECT_DETAILS(c, INV_EXACTLY_ONCE, variant->detail);
+	if (variant->retry_fails) {
+		EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	} else {
+		EXPECT_NE(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE)) TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
+	}
 }
 
-/* ... but where submits are observable the same stream fails. */
-TEST(libaio_kernel_events_of_unsubmitted_fail)
+TEST_F(patched, io_uring_complete_of_unsubmitted_is_counted_not_failed)
 {
-	struct checker *c = new_checker(synth_cfg_all());
-
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-	aio_complete(c, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	checker_free(c);
-}
-
-TEST(io_uring_complete_of_unsubmitted_is_counted_not_failed)
-{
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
 	uring_complete(c, 7, UREQ + 0x200, -22);	/* failed in io_init_req */
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "1 io_uring completions of unsubmitted"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "1 io_uring completions of unsubmitted");
 }
 
-TEST(io_uring_multishot_more_cqes_are_not_completions)
+TEST_F(patched, io_uring_multishot_more_cqes_are_not_completions)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	struct fsaio_record r;
 	int i;
 
@@ -228,29 +301,26 @@ TEST(io_uring_multishot_more_cqes_are_not_completions)
 		synth_feed(c, &r);
 	}
 	uring_complete(c, 7, UREQ, 0);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].completed);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(1, URING(c)->completed);
 }
 
-TEST(io_uring_complete_without_req_is_counted)
+TEST_F(patched, io_uring_complete_without_req_is_counted)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_complete(c, 7, 0, 0);		/* aux CQE: tracepoint req NULL */
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 }
 
-TEST(pointer_reuse_after_completion_passes)
+TEST_F(patched, pointer_reuse_after_completion_passes)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	int i;
 
 	for (i = 0; i < 5; i++) {
@@ -260,34 +330,31 @@ TEST(pointer_reuse_after_completion_passes)
 		aio_complete(c, IOCB, 4096);
 		aio_reap(c, 42, IOCB, 4096);
 	}
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 	EXPECT_EQ(10, INV(c, INV_EXACTLY_ONCE)->observations);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(5, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].completed);
-	EXPECT_EQ(5, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].completed);
-	checker_free(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(5, URING(c)->completed);
+	EXPECT_EQ(5, LIBAIO(c)->completed);
 }
 
-TEST(same_iocb_address_in_two_processes)
+TEST_F(stock, same_iocb_address_in_two_processes)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	/* fork()ed workers share addresses; tgid keeps them apart */
 	aio_batch(c, 42, IOCB, 1, 1);
 	aio_batch(c, 43, IOCB, 1, 1);
 	aio_reap(c, 43, IOCB, 4096);
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
 }
 
-TEST(kernel_completions_find_the_right_process)
+TEST_F(patched, kernel_completions_find_the_right_process)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	/* two fork()ed workers, same iocb address, completions in IRQ */
 	aio_batch(c, 42, IOCB, 1, 1);
@@ -296,30 +363,28 @@ TEST(kernel_completions_find_the_right_process)
 	aio_complete(c, IOCB, 4096);
 	aio_reap(c, 43, IOCB, 4096);
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
 }
 
-TEST(resubmit_while_in_flight_fails)
+TEST_F(patched, resubmit_while_in_flight_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_submit(c, 7, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "submitted again before it completed"));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "submitted again before it completed");
 }
 
 /* ---------- libaio batches ---------- */
 
-TEST(rejected_batch_entries_not_in_flight)
+TEST_F(patched, rejected_batch_entries_not_in_flight)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	unsigned i;
 
 	for (i = 0; i < 4; i++)
@@ -329,33 +394,30 @@ TEST(rejected_batch_entries_not_in_flight)
 		aio_complete(c, IOCB + 64 * i, 4096);
 		aio_reap(c, 42, IOCB + 64 * i, 4096);
 	}
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 	EXPECT_EQ(2, INV(c, INV_EXACTLY_ONCE)->observations);
-	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submitted);
-	checker_free(c);
+	EXPECT_EQ(2, LIBAIO(c)->submitted);
 }
 
-TEST(batch_rejected_by_errno_drops_all)
+TEST_F(patched, batch_rejected_by_errno_drops_all)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	unsigned i;
 
 	for (i = 0; i < 3; i++)
 		aio_submit(c, 42, IOCB + 64 * i, 1, i);
 	aio_submit_done(c, 42, 1, 3, -11);	/* -EAGAIN */
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(0, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submitted);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_VERDICT(c, VERDICT_SKIP, INV_EXACTLY_ONCE);
+	EXPECT_EQ(0, LIBAIO(c)->submitted);
 }
 
-TEST(rejected_iocb_can_be_resubmitted)
+TEST_F(stock, rejected_iocb_can_be_resubmitted)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_submit(c, 42, IOCB, 1, 0);
 	aio_submit(c, 42, IOCB + 64, 1, 1);
@@ -364,30 +426,27 @@ TEST(rejected_iocb_can_be_resubmitted)
 	aio_submit_done(c, 42, 2, 1, 1);
 	aio_reap(c, 42, IOCB, 4096);
 	aio_reap(c, 42, IOCB + 64, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submitted);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(2, LIBAIO(c)->submitted);
 }
 
-TEST(completion_of_rejected_iocb_fails)
+TEST_F(stock, completion_of_rejected_iocb_fails)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_submit(c, 42, IOCB, 1, 0);
 	aio_submit_done(c, 42, 1, 1, 0);
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "submit, rejected, reap(4096)"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "submit, rejected, reap(4096)");
 }
 
-TEST(completion_before_submit_done_is_fine)
+TEST_F(patched, completion_before_submit_done_is_fine)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	/* the disk can answer before io_submit returns */
 	aio_submit(c, 42, IOCB, 1, 0);
@@ -397,227 +456,173 @@ TEST(completion_before_submit_done_is_fine)
 	aio_complete(c, IOCB + 64, 4096);
 	aio_reap(c, 42, IOCB, 4096);
 	aio_reap(c, 42, IOCB + 64, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
 }
 
-TEST(missing_submit_done_counts_batch_accepted)
+TEST_F(stock, missing_submit_done_counts_batch_accepted)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_submit(c, 42, IOCB, 1, 0);		/* SUBMIT_DONE of batch 1 lost? */
 	aio_submit(c, 42, IOCB + 64, 2, 0);
 	aio_submit_done(c, 42, 2, 1, 0);	/* batch 2 rejected */
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submitted);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(1, LIBAIO(c)->submitted);
 }
 
 /* ---------- retry_lifecycle ---------- */
 
-static void uring_retry_cycle(struct checker *c, uint64_t req)
+/*
+ * Events of one io_uring request of tgid 7, in words: submit, retry, wake
+ * (in IRQ), resume, punt, complete (4096).  -EINVAL for another word.
+ */
+static int uring_events(struct checker *c, uint64_t req, const char *events)
 {
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, req);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, req);	/* in IRQ */
-	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, req, 1);
+	char buf[128], *save, *ev;
+
+	snprintf(buf, sizeof(buf), "%s", events);
+	for (ev = strtok_r(buf, " ", &save); ev; ev = strtok_r(NULL, " ", &save)) {
+		if (!strcmp(ev, "submit"))
+			uring_submit(c, 7, req);
+		else if (!strcmp(ev, "retry"))
+			ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, req);
+		else if (!strcmp(ev, "wake"))
+			ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, req);
+		else if (!strcmp(ev, "resume"))
+			ev_resume(c, FSAIO_ENGINE_IO_URING, 7, req, 1);
+		else if (!strcmp(ev, "punt"))
+			ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING, 7, req);
+		else if (!strcmp(ev, "complete"))
+			uring_complete(c, 7, req, 4096);
+		else
+			return -EINVAL;
+	}
+	return 0;
 }
 
-TEST(retry_wake_resume_passes)
+static void uring_retry_cycle(struct checker *c, uint64_t req)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	uring_events(c, req, "retry wake resume");
+}
+
+TEST_F(patched, retry_wake_resume_passes)
+{
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_retry_cycle(c, UREQ);
 	uring_retry_cycle(c, UREQ);
 	uring_complete(c, 7, UREQ, 8192);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE)) TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
 	EXPECT_EQ(2, INV(c, INV_RETRY_LIFECYCLE)->observations);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RESUME_CONTEXT));
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RESUME_CONTEXT);
 	EXPECT_EQ(2, INV(c, INV_RESUME_CONTEXT)->observations);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].retries);
-	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].wakes);
-	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].resumes);
-	checker_free(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(2, URING(c)->retries);
+	EXPECT_EQ(2, URING(c)->wakes);
+	EXPECT_EQ(2, URING(c)->resumes);
 }
 
-TEST(libaio_retry_in_worker_context_passes)
+TEST_F(patched, punt_is_a_resumption_path)
 {
-	struct checker *c = new_checker(synth_cfg_all());
-
-	/* patched libaio: retry in submitter, wake in IRQ, resume in a kworker */
-	aio_batch(c, 42, IOCB, 1, 1);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
-	ev_resume(c, FSAIO_ENGINE_LIBAIO, 3, IOCB, 1);
-	aio_complete(c, IOCB, 4096);
-	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE)) TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	checker_free(c);
-}
-
-TEST(wake_without_retry_fails)
-{
-	struct checker *c = new_checker(synth_cfg_all());
-
-	uring_submit(c, 7, UREQ);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "wake without an armed retry: req 0xffff888004a1c000 (io_uring tgid 7): submit, wake"))
-		TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
-	checker_free(c);
-}
-
-TEST(double_wake_fails)
-{
-	struct checker *c = new_checker(synth_cfg_all());
-
-	uring_submit(c, 7, UREQ);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
-	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, UREQ, 1);
-	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "woken twice"));
-	checker_free(c);
-}
-
-TEST(resume_without_wake_fails)
-{
-	struct checker *c = new_checker(synth_cfg_all());
-
-	uring_submit(c, 7, UREQ);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
-	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, UREQ, 1);
-	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "resume without wake"));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "submit, retry(-529), resume(mm=1)"))
-		TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
-	checker_free(c);
-}
-
-TEST(resume_without_any_retry_fails)
-{
-	struct checker *c = new_checker(synth_cfg_all());
-
-	uring_submit(c, 7, UREQ);
-	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, UREQ, 1);
-	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "resume without an armed retry"));
-	checker_free(c);
-}
-
-TEST(complete_while_armed_fails)
-{
-	struct checker *c = new_checker(synth_cfg_all());
-
-	uring_submit(c, 7, UREQ);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "completed while armed"));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "submit, retry(-529), complete(4096)"))
-		TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
-	/* and the armed entry is left over at the end */
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "1 armed wait entries"));
-	checker_free(c);
-}
-
-TEST(complete_after_wake_without_resume_fails)
-{
-	struct checker *c = new_checker(synth_cfg_all());
-
-	uring_submit(c, 7, UREQ);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "wake without resume"));
-	checker_free(c);
-}
-
-TEST(retry_while_armed_fails)
-{
-	struct checker *c = new_checker(synth_cfg_all());
-
-	uring_submit(c, 7, UREQ);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "retry while already armed"));
-	checker_free(c);
-}
-
-TEST(punt_is_a_resumption_path)
-{
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	/* armed, then punted to io-wq: completion without wake is fine */
-	uring_submit(c, 7, UREQ);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
-	ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING, 7, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
+	uring_events(c, UREQ, "submit retry punt complete");
 	/* punted straight away, the worker then resumes it */
-	uring_submit(c, 7, UREQ + 0x200);
-	ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING, 7, UREQ + 0x200);
-	ev_resume(c, FSAIO_ENGINE_IO_URING, 7, UREQ + 0x200, 1);
-	uring_complete(c, 7, UREQ + 0x200, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE)) TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].punts);
-	checker_free(c);
+	uring_events(c, UREQ + 0x200, "submit punt resume complete");
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(2, URING(c)->punts);
 }
 
-TEST(retry_after_completion_fails)
-{
-	struct checker *c = new_checker(synth_cfg_all());
+/*
+ * Must fail: one io_uring request whose retry events break the lifecycle
+ * (retry -> wake -> resume or punt, then the completion).
+ */
+FIXTURE_VARIANT(uring_lifecycle) {
+	const char *events;		/* uring_events() */
+	const char *detail[2];		/* of retry_lifecycle, which fails */
+	enum verdict quiescence;
+	const char *quiescence_detail[2];
+};
 
-	uring_submit(c, 7, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "wake after completion"));
-	checker_free(c);
+CHECKER_FIXTURE(uring_lifecycle, synth_cfg_all())
+
+/* a wait entry not back to idle (armed, or woken and never resumed) is
+ * left over at the end too */
+FIXTURE_VARIANT_ADD(uring_lifecycle, wake_without_retry) {
+	.events = "submit wake complete",
+	.detail = { "wake without an armed retry: req 0xffff888004a1c000 (io_uring tgid 7): submit, wake" },
+	.quiescence = VERDICT_FAIL,
+};
+
+FIXTURE_VARIANT_ADD(uring_lifecycle, double_wake) {
+	.events = "submit retry wake wake resume complete",
+	.detail = { "woken twice" },
+};
+
+FIXTURE_VARIANT_ADD(uring_lifecycle, resume_without_wake) {
+	.events = "submit retry resume complete",
+	.detail = { "resume without wake", "submit, retry(-529), resume(mm=1)" },
+};
+
+FIXTURE_VARIANT_ADD(uring_lifecycle, resume_without_any_retry) {
+	.events = "submit resume complete",
+	.detail = { "resume without an armed retry" },
+};
+
+FIXTURE_VARIANT_ADD(uring_lifecycle, complete_while_armed) {
+	.events = "submit retry complete",
+	.detail = { "completed while armed", "submit, retry(-529), complete(4096)" },
+	.quiescence = VERDICT_FAIL,
+	.quiescence_detail = { "1 armed wait entries" },
+};
+
+FIXTURE_VARIANT_ADD(uring_lifecycle, complete_after_wake_without_resume) {
+	.events = "submit retry wake complete",
+	.detail = { "wake without resume" },
+	.quiescence = VERDICT_FAIL,
+};
+
+FIXTURE_VARIANT_ADD(uring_lifecycle, retry_while_armed) {
+	.events = "submit retry retry",
+	.detail = { "retry while already armed" },
+	.quiescence = VERDICT_FAIL,
+};
+
+FIXTURE_VARIANT_ADD(uring_lifecycle, retry_after_completion) {
+	.events = "submit complete wake",
+	.detail = { "wake after completion" },
+};
+
+FIXTURE_VARIANT_ADD(uring_lifecycle, wake_for_unknown_request) {
+	.events = "wake",
+	.detail = { "never seen submitted" },
+};
+
+TEST_F(uring_lifecycle, fails)
+{
+	struct checker *c = self->c;
+
+	ASSERT_EQ(0, uring_events(c, UREQ, variant->events));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	EXPECT_DETAILS(c, INV_RETRY_LIFECYCLE, variant->detail);
+	EXPECT_VERDICT(c, variant->quiescence, INV_QUIESCENCE);
+	EXPECT_DETAILS(c, INV_QUIESCENCE, variant->quiescence_detail);
 }
 
-TEST(wake_for_unknown_request_fails)
+TEST_F(patched, inferred_events_are_counted)
 {
-	struct checker *c = new_checker(synth_cfg_all());
-
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING, 0, UREQ);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "never seen submitted"));
-	checker_free(c);
-}
-
-TEST(inferred_events_are_counted)
-{
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	struct fsaio_record r;
 
 	uring_submit(c, 7, UREQ);
@@ -632,160 +637,138 @@ TEST(inferred_events_are_counted)
 	r.arg1 = 1;
 	synth_feed(c, &r);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_TRACE_INTEGRITY)) TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].retries);
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].resumes);
-	checker_free(c);
-}
-
-TEST(retry_not_observable_skips)
-{
-	struct checker *c = new_checker(synth_cfg_stock());
-
-	uring_submit(c, 7, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_STREQ("test: retry not observable", D(c, INV_RETRY_LIFECYCLE));
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_RESUME_CONTEXT));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_TRACE_INTEGRITY);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
+	EXPECT_EQ(1, URING(c)->retries);
+	EXPECT_EQ(1, URING(c)->resumes);
 }
 
 /* ---------- resume_context ---------- */
 
-TEST(resume_without_submitter_mm_fails)
-{
-	struct checker *c = new_checker(synth_cfg_all());
+/*
+ * One libaio iocb of tgid 42 through retry, wake (in IRQ) and resume, then
+ * its completion: resumed in a kworker with or without the submitter's mm,
+ * or by exit_aio() with the mm gone, which is only right once the
+ * submitter exited.
+ */
+enum resumer {
+	KWORKER_MM,		/* patched libaio: a kworker in the submitter's mm */
+	KWORKER_NO_MM,		/* a kworker without it */
+	MM_GONE,		/* the address space gone: mm 0, arg2 2 */
+};
 
+enum exit_at {
+	NO_EXIT,
+	EXIT_BEFORE_SUBMIT,	/* an earlier process with a recycled tgid */
+	EXIT_AFTER_RETRY,
+	EXIT_AT_END,		/* exit_mm() -> exit_aio() runs before
+				 * sched_process_exit fires */
+};
+
+FIXTURE_VARIANT(libaio_resume) {
+	enum resumer resumer;
+	enum exit_at exit_at;
+	int32_t res;
+	bool reap;
+	enum verdict resume_context;
+	const char *detail[2];		/* of resume_context */
+};
+
+CHECKER_FIXTURE(libaio_resume, synth_cfg_all())
+
+FIXTURE_VARIANT_ADD(libaio_resume, in_worker_context) {
+	.resumer = KWORKER_MM,
+	.res = 4096, .reap = true,
+	.resume_context = VERDICT_PASS,
+};
+
+FIXTURE_VARIANT_ADD(libaio_resume, without_submitter_mm) {
+	.resumer = KWORKER_NO_MM,
+	.res = 4096, .reap = true,
+	.resume_context = VERDICT_FAIL,
+	.detail = { "resume(mm=0)" },
+};
+
+FIXTURE_VARIANT_ADD(libaio_resume, mm_gone_after_exit) {
+	.resumer = MM_GONE, .exit_at = EXIT_AFTER_RETRY,
+	.res = -EINTR,
+	.resume_context = VERDICT_PASS,
+	.detail = { "1 after the submitter exited" },
+};
+
+FIXTURE_VARIANT_ADD(libaio_resume, mm_gone_exit_traced_later) {
+	.resumer = MM_GONE, .exit_at = EXIT_AT_END,
+	.res = -EINTR,
+	.resume_context = VERDICT_PASS,
+};
+
+FIXTURE_VARIANT_ADD(libaio_resume, mm_gone_without_exit) {
+	.resumer = MM_GONE,
+	.res = -EINTR, .reap = true,
+	.resume_context = VERDICT_FAIL,
+	.detail = { "1 of 1 resumes" },
+};
+
+FIXTURE_VARIANT_ADD(libaio_resume, mm_gone_exit_before_submit) {
+	.resumer = MM_GONE, .exit_at = EXIT_BEFORE_SUBMIT,
+	.res = 4096, .reap = true,
+	.resume_context = VERDICT_FAIL,
+};
+
+TEST_F(libaio_resume, resume_context)
+{
+	struct checker *c = self->c;
+	struct fsaio_record r;
+
+	if (variant->exit_at == EXIT_BEFORE_SUBMIT)
+		ev_proc_exit(c, 42);
 	aio_batch(c, 42, IOCB, 1, 1);
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	if (variant->exit_at == EXIT_AFTER_RETRY)
+		ev_proc_exit(c, 42);
 	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
-	ev_resume(c, FSAIO_ENGINE_LIBAIO, 3, IOCB, 0);
-	aio_complete(c, IOCB, 4096);
-	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RESUME_CONTEXT));
-	EXPECT_TRUE(HAS(c, INV_RESUME_CONTEXT, "resume(mm=0)")) TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE));
-	checker_free(c);
-}
-
-/* A worker that finds the address space gone after exit resumes with mm 0. */
-static void resume_mm_gone(struct checker *c, uint32_t tgid, uint64_t req)
-{
-	struct fsaio_record r = synth_rec(FSAIO_EV_RESUME, FSAIO_ENGINE_LIBAIO, tgid, req);
-
-	r.arg0 = tgid + 1;
-	r.arg1 = 0;
-	r.arg2 = 2;
-	synth_feed(c, &r);
-}
-
-TEST(resume_mm_gone_after_exit_passes)
-{
-	struct checker *c = new_checker(synth_cfg_all());
-
-	aio_batch(c, 42, IOCB, 1, 1);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-	ev_proc_exit(c, 42);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
-	resume_mm_gone(c, 42, IOCB);
-	aio_complete(c, IOCB, -EINTR);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RESUME_CONTEXT)) TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
-	EXPECT_TRUE(HAS(c, INV_RESUME_CONTEXT, "1 after the submitter exited"))
-		TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE));
-	checker_free(c);
-}
-
-TEST(resume_mm_gone_exit_traced_later_passes)
-{
-	struct checker *c = new_checker(synth_cfg_all());
-
-	/* exit_mm() -> exit_aio() runs before sched_process_exit fires */
-	aio_batch(c, 42, IOCB, 1, 1);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
-	resume_mm_gone(c, 42, IOCB);
-	aio_complete(c, IOCB, -EINTR);
-	ev_proc_exit(c, 42);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RESUME_CONTEXT)) TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	checker_free(c);
-}
-
-TEST(resume_mm_gone_without_exit_fails)
-{
-	struct checker *c = new_checker(synth_cfg_all());
-
-	aio_batch(c, 42, IOCB, 1, 1);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
-	resume_mm_gone(c, 42, IOCB);
-	aio_complete(c, IOCB, -EINTR);
-	aio_reap(c, 42, IOCB, -EINTR);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RESUME_CONTEXT)) TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
-	EXPECT_TRUE(HAS(c, INV_RESUME_CONTEXT, "1 of 1 resumes"))
-		TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
-	checker_free(c);
-}
-
-TEST(resume_mm_gone_exit_before_submit_fails)
-{
-	struct checker *c = new_checker(synth_cfg_all());
-
-	ev_proc_exit(c, 42);	/* an earlier process with a recycled tgid */
-	aio_batch(c, 42, IOCB, 1, 1);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
-	resume_mm_gone(c, 42, IOCB);
-	aio_complete(c, IOCB, 4096);
-	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RESUME_CONTEXT)) TH_LOG("%s", D(c, INV_RESUME_CONTEXT));
-	checker_free(c);
-}
-
-TEST(resume_context_none_observed)
-{
-	struct checker *c = new_checker(synth_cfg_all());
-
-	uring_submit(c, 7, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RESUME_CONTEXT));
-	EXPECT_EQ(0, INV(c, INV_RESUME_CONTEXT)->observations);
-	checker_free(c);
+	if (variant->resumer == MM_GONE) {
+		r = synth_rec(FSAIO_EV_RESUME, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+		r.arg0 = 43;
+		r.arg2 = 2;
+		synth_feed(c, &r);
+	} else {
+		ev_resume(c, FSAIO_ENGINE_LIBAIO, 3, IOCB, variant->resumer == KWORKER_MM);
+	}
+	aio_complete(c, IOCB, variant->res);
+	if (variant->reap)
+		aio_reap(c, 42, IOCB, variant->res);
+	if (variant->exit_at == EXIT_AT_END)
+		ev_proc_exit(c, 42);
+	FINISH(c);
+	EXPECT_VERDICT(c, variant->resume_context, INV_RESUME_CONTEXT);
+	EXPECT_DETAILS(c, INV_RESUME_CONTEXT, variant->detail);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
 }
 
 /* ---------- nonblocking_submit ---------- */
 
-TEST(io_uring_blocking_in_submit_fails)
+TEST_F(patched, io_uring_blocking_in_submit_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	ev_sleep(c, 7, FSAIO_CTX_SUBMIT_IO_URING, FSAIO_SITE_FOLIO_BIT, 2000000);
 	uring_submit_done(c, 7, 1);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_NONBLOCKING_SUBMIT_IO_URING));
-	EXPECT_TRUE(HAS(c, INV_NONBLOCKING_SUBMIT_IO_URING, "pid 7 (synth) slept in folio_bit for 2.000 ms"))
-		TH_LOG("%s", D(c, INV_NONBLOCKING_SUBMIT_IO_URING));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].blocked_in_submit);
-	EXPECT_EQ(2000000, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].blocked_ns);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_NONBLOCKING_SUBMIT_IO_URING);
+	EXPECT_DETAIL(c, INV_NONBLOCKING_SUBMIT_IO_URING, "pid 7 (synth) slept in folio_bit for 2.000 ms");
+	EXPECT_EQ(1, URING(c)->blocked_in_submit);
+	EXPECT_EQ(2000000, URING(c)->blocked_ns);
 }
 
-TEST(io_uring_no_blocking_passes)
+TEST_F(patched, io_uring_no_blocking_passes)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	/* a mutex in submit, and page waits elsewhere, are not "blocked in submit" */
@@ -793,21 +776,40 @@ TEST(io_uring_no_blocking_passes)
 	ev_sleep(c, 8, FSAIO_CTX_IO_WQ_WORKER, FSAIO_SITE_FOLIO_BIT, 1000);
 	uring_submit_done(c, 7, 1);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_NONBLOCKING_SUBMIT_IO_URING))
-		TH_LOG("%s", D(c, INV_NONBLOCKING_SUBMIT_IO_URING));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_NONBLOCKING_SUBMIT_IO_URING);
 	EXPECT_EQ(1, INV(c, INV_NONBLOCKING_SUBMIT_IO_URING)->observations);
-	checker_free(c);
 }
 
-static struct checker *libaio_blocking_run(bool async_expected)
+/*
+ * io_submit of three iocbs sleeps in a page wait for each: what a stock
+ * kernel does (XFAIL), a failure where submits should not block.
+ */
+FIXTURE_VARIANT(libaio_blocking) {
+	struct cfg_delta cfg;
+	enum verdict verdict;		/* of nonblocking_submit_libaio */
+	const char *detail[2];
+};
+
+CHECKER_FIXTURE(libaio_blocking, config_of(variant->cfg))
+
+FIXTURE_VARIANT_ADD(libaio_blocking, stock_kernel) {
+	.cfg = { .stock = true },
+	.verdict = VERDICT_XFAIL,
+	.detail = { "stock kernel: io_submit slept 3 times in page/bit waits, 4.5 ms" },
+};
+
+FIXTURE_VARIANT_ADD(libaio_blocking, async_expected) {
+	.cfg = { .stock = true, .async_expected = true },
+	.verdict = VERDICT_FAIL,
+	.detail = { "slept 3 times", "first: pid 42" },
+};
+
+TEST_F(libaio_blocking, in_submit)
 {
-	struct checker_config cfg = synth_cfg_stock();
-	struct checker *c;
+	struct checker *c = self->c;
 	unsigned i;
 
-	cfg.libaio_async_expected = async_expected;
-	c = checker_new(&cfg);
 	for (i = 0; i < 3; i++) {
 		aio_submit(c, 42, IOCB + 64 * i, 1, i);
 		ev_sleep(c, 42, FSAIO_CTX_SUBMIT_LIBAIO, FSAIO_SITE_FOLIO_BIT, 1500000);
@@ -815,37 +817,16 @@ static struct checker *libaio_blocking_run(bool async_expected)
 	aio_submit_done(c, 42, 1, 3, 3);
 	for (i = 0; i < 3; i++)
 		aio_reap(c, 42, IOCB + 64 * i, 4096);
-	synth_finish(c);
-	return c;
+	FINISH(c);
+	EXPECT_VERDICT(c, variant->verdict, INV_NONBLOCKING_SUBMIT_LIBAIO);
+	EXPECT_DETAILS(c, INV_NONBLOCKING_SUBMIT_LIBAIO, variant->detail);
+	EXPECT_EQ(3, LIBAIO(c)->blocked_in_submit);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 }
 
-TEST(libaio_blocking_on_stock_kernel_xfails)
+TEST_F(patched, libaio_not_blocking_passes)
 {
-	struct checker *c = libaio_blocking_run(false);
-
-	EXPECT_EQ(VERDICT_XFAIL, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
-	EXPECT_TRUE(HAS(c, INV_NONBLOCKING_SUBMIT_LIBAIO,
-			"stock kernel: io_submit slept 3 times in page/bit waits, 4.5 ms"))
-		TH_LOG("%s", D(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
-	EXPECT_EQ(3, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].blocked_in_submit);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
-	checker_free(c);
-}
-
-TEST(libaio_blocking_when_async_expected_fails)
-{
-	struct checker *c = libaio_blocking_run(true);
-
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
-	EXPECT_TRUE(HAS(c, INV_NONBLOCKING_SUBMIT_LIBAIO, "slept 3 times"));
-	EXPECT_TRUE(HAS(c, INV_NONBLOCKING_SUBMIT_LIBAIO, "first: pid 42"))
-		TH_LOG("%s", D(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
-	checker_free(c);
-}
-
-TEST(libaio_not_blocking_passes)
-{
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	aio_batch(c, 42, IOCB, 1, 2);
 	ev_sleep(c, 42, FSAIO_CTX_REAP, FSAIO_SITE_OTHER, 5000);
@@ -853,37 +834,75 @@ TEST(libaio_not_blocking_passes)
 	aio_complete(c, IOCB + 64, 4096);
 	aio_reap(c, 42, IOCB, 4096);
 	aio_reap(c, 42, IOCB + 64, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_NONBLOCKING_SUBMIT_LIBAIO);
 	EXPECT_EQ(2, INV(c, INV_NONBLOCKING_SUBMIT_LIBAIO)->observations);
-	checker_free(c);
 }
 
-TEST(sleep_not_observable_skips)
-{
-	struct checker_config cfg = synth_cfg_all();
-	struct checker *c;
+/*
+ * One io_uring request, submitted and completed, under configs that see
+ * less: what a config cannot observe is a SKIP, never a PASS.
+ */
+FIXTURE_VARIANT(observe) {
+	struct cfg_delta cfg;
+	enum verdict verdict[INV__COUNT];	/* PASS where not named */
+	const char *retry_detail;		/* all of retry_lifecycle's */
+};
 
-	cfg.see_sleep = false;
-	c = checker_new(&cfg);
+CHECKER_FIXTURE(observe, config_of(variant->cfg))
+
+FIXTURE_VARIANT_ADD(observe, everything) {
+	.verdict = {
+		[INV_NONBLOCKING_SUBMIT_LIBAIO] = VERDICT_SKIP,
+	},
+};
+
+/* a stock host: no per-request retry events */
+FIXTURE_VARIANT_ADD(observe, retry_unseen) {
+	.cfg = { .stock = true },
+	.verdict = {
+		[INV_RETRY_LIFECYCLE] = VERDICT_SKIP,
+		[INV_RESUME_CONTEXT] = VERDICT_SKIP,
+		[INV_NONBLOCKING_SUBMIT_LIBAIO] = VERDICT_SKIP,
+	},
+	.retry_detail = "test: retry not observable",
+};
+
+FIXTURE_VARIANT_ADD(observe, sleep_unseen) {
+	.cfg = { .no_sleep = true },
+	.verdict = {
+		[INV_NONBLOCKING_SUBMIT_IO_URING] = VERDICT_SKIP,
+		[INV_NONBLOCKING_SUBMIT_LIBAIO] = VERDICT_SKIP,
+	},
+};
+
+TEST_F(observe, one_io_uring_request)
+{
+	struct checker *c = self->c;
+	int i;
+
 	uring_submit(c, 7, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_NONBLOCKING_SUBMIT_IO_URING));
-	EXPECT_EQ(VERDICT_SKIP, V(c, INV_NONBLOCKING_SUBMIT_LIBAIO));
-	checker_free(c);
+	FINISH(c);
+	for (i = 0; i < INV__COUNT; i++) {
+		EXPECT_EQ(variant->verdict[i], V(c, i)) TH_LOG("%s: %s", INV(c, i)->name, D(c, i));
+	}
+	EXPECT_EQ(0, INV(c, INV_RESUME_CONTEXT)->observations);
+	if (variant->retry_detail) {
+		EXPECT_STREQ(variant->retry_detail, D(c, INV_RETRY_LIFECYCLE));
+	}
 }
 
-TEST(wait_cells_and_histogram)
+TEST_F(patched, wait_cells_and_histogram)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	const struct wait_cell *w;
 
 	ev_sleep(c, 9, FSAIO_CTX_SYNC_WRITE, FSAIO_SITE_JOURNAL, 1024);	/* 2^10 */
 	ev_sleep(c, 9, FSAIO_CTX_SYNC_WRITE, FSAIO_SITE_JOURNAL, 3000);	/* [2^11, 2^12) */
 	ev_sleep(c, 9, FSAIO_CTX_SYNC_WRITE, FSAIO_SITE_JOURNAL, 0);
 	ev_sleep(c, 9, FSAIO_CTX_KWORKER, FSAIO_SITE_WRITEBACK, 1ull << 40);
-	synth_finish(c);
+	FINISH(c);
 	w = &checker_stats(c)->waits[FSAIO_SITE_JOURNAL][FSAIO_CTX_SYNC_WRITE];
 	EXPECT_EQ(3, w->count);
 	EXPECT_EQ(4024, w->total_ns);
@@ -893,27 +912,24 @@ TEST(wait_cells_and_histogram)
 	EXPECT_EQ(1, w->hist[11]);
 	w = &checker_stats(c)->waits[FSAIO_SITE_WRITEBACK][FSAIO_CTX_KWORKER];
 	EXPECT_EQ(1, w->hist[HIST_BUCKETS - 1]);
-	EXPECT_EQ(0, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].blocked_in_submit);
-	checker_free(c);
+	EXPECT_EQ(0, LIBAIO(c)->blocked_in_submit);
 }
 
 /* ---------- quiescence ---------- */
 
-TEST(request_in_flight_at_end_fails)
+TEST_F(patched, request_in_flight_at_end_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	uring_submit(c, 7, UREQ + 0x200);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "1 requests never completed"));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "still in flight at the end: req 0xffff888004a1c200 (io_uring tgid 7): submit"))
-		TH_LOG("%s", D(c, INV_QUIESCENCE));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "1 requests never completed");
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "still in flight at the end: req 0xffff888004a1c200 (io_uring tgid 7): submit");
 	/* exactly_once does not double-report it */
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
-	checker_free(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 }
 
 /* ---------- abandoned: io_destroy and process exit ---------- */
@@ -922,33 +938,29 @@ TEST(request_in_flight_at_end_fails)
 #define RING_B	0x7f0000b00000ull
 
 /* Stock host: io_destroy with 2 of 4 unreaped; no kernel completions seen. */
-TEST(io_destroy_abandons_unreaped_requests)
+TEST_F(stock, io_destroy_abandons_unreaped_requests)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
-	const struct engine_stats *es = &checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO];
+	struct checker *c = self->c;
+	const struct engine_stats *es = LIBAIO(c);
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 4);
 	aio_reap(c, 42, IOCB, 4096);
 	aio_reap(c, 42, IOCB + 64, 4096);
 	aio_destroy(c, 42, RING_A, 0);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "; 2 abandoned unreaped (2 by io_destroy, 0 by process exit)"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "2 abandoned by io_destroy/exit, their kernel completion not observable"))
-		TH_LOG("%s", D(c, INV_QUIESCENCE));
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "; 2 abandoned unreaped (2 by io_destroy, 0 by process exit)");
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "2 abandoned by io_destroy/exit, their kernel completion not observable");
 	EXPECT_EQ(4, es->submitted);
 	EXPECT_EQ(2, es->completed);
 	EXPECT_EQ(2, es->abandoned);
-	checker_free(c);
 }
 
 /* Patched kernel: the kernel completed all four before io_destroy returned. */
-TEST(io_destroy_after_kernel_completions_passes)
+TEST_F(patched, io_destroy_after_kernel_completions_passes)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	unsigned i;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 4);
@@ -956,139 +968,122 @@ TEST(io_destroy_after_kernel_completions_passes)
 		aio_complete(c, IOCB + 64 * i, i == 3 ? -125 : 4096);	/* -ECANCELED */
 	aio_reap(c, 42, IOCB, 4096);
 	aio_destroy(c, 42, RING_A, 0);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "3 abandoned by io_destroy/exit, each completed in the kernel"));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].completed);
-	EXPECT_EQ(3, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "3 abandoned by io_destroy/exit, each completed in the kernel");
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
+	EXPECT_EQ(1, LIBAIO(c)->completed);
+	EXPECT_EQ(3, LIBAIO(c)->abandoned);
 }
 
 /* io_destroy returned while the kernel had not completed a request. */
-TEST(abandoned_without_kernel_completion_fails)
+TEST_F(patched, abandoned_without_kernel_completion_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 2);
 	aio_complete(c, IOCB, 4096);
 	aio_destroy(c, 42, RING_A, 0);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "1 of 2 abandoned requests not finished by the kernel; "
-			"first: abandoned by io_destroy but never completed in the kernel: "
-			"req 0x7ffc0000a040 (libaio tgid 42): submit"))
-		TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "1 of 2 abandoned requests not finished by the kernel; "
+		      "first: abandoned by io_destroy but never completed in the kernel: "
+		      "req 0x7ffc0000a040 (libaio tgid 42): submit");
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 }
 
 /* Retries observable, kernel completions not (fentry without aio_complete_rw). */
-TEST(abandoned_with_armed_wait_entry_fails)
-{
-	struct checker_config cfg = synth_cfg_all();
-	struct checker *c;
+CHECKER_FIXTURE(kernel_complete_unseen, config_of((struct cfg_delta){ .no_kernel_complete = true }))
 
-	cfg.see_libaio_kernel_complete = false;
-	c = new_checker(cfg);
+TEST_F(kernel_complete_unseen, abandoned_with_armed_wait_entry_fails)
+{
+	struct checker *c = self->c;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 1);
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
 	ev_proc_exit(c, 42);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "abandoned by process exit with a wait entry still armed"))
-		TH_LOG("%s", D(c, INV_QUIESCENCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "abandoned by process exit with a wait entry still armed");
 }
 
 /* Must fail: a request of a context that is still alive never completes;
  * destroying another context of the same process does not excuse it. */
-TEST(live_context_request_never_completed_fails)
+TEST_F(stock, live_context_request_never_completed_fails)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 2);
 	aio_batch_in(c, 42, RING_B, IOCB + 0x1000, 2, 1);
 	aio_reap(c, 42, IOCB, 4096);
 	aio_destroy(c, 42, RING_A, 0);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "1 requests never completed"));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "still in flight at the end: req 0x7ffc0000b000"))
-		TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "1 requests never completed");
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "still in flight at the end: req 0x7ffc0000b000");
+	EXPECT_EQ(1, LIBAIO(c)->abandoned);
 }
 
 /* Must fail: completed in the kernel but a live context never reaped it. */
-TEST(live_context_kernel_completed_never_reaped_fails)
+TEST_F(patched, live_context_kernel_completed_never_reaped_fails)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 1);
 	aio_complete(c, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "completed in the kernel, never reaped (context alive)"))
-		TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(0, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "completed in the kernel, never reaped (context alive)");
+	EXPECT_EQ(0, LIBAIO(c)->abandoned);
 }
 
-TEST(failed_io_destroy_abandons_nothing)
+TEST_F(stock, failed_io_destroy_abandons_nothing)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 1);
 	aio_destroy(c, 42, RING_A, -22);	/* -EINVAL: not a context */
 	aio_destroy(c, 42, 0, 0);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "still in flight")) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "still in flight");
 }
 
 /* Context addresses are per process: another one's io_destroy of the same
  * address, or an exit of another process, abandons nothing here. */
-TEST(io_destroy_of_another_process_abandons_nothing)
+TEST_F(stock, io_destroy_of_another_process_abandons_nothing)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 1);
 	aio_destroy(c, 43, RING_A, 0);
 	ev_proc_exit(c, 43);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(0, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_EQ(0, LIBAIO(c)->abandoned);
 }
 
 /* A context address reused after io_destroy + io_setup: only requests
  * submitted before the destroy are abandoned. */
-TEST(io_destroy_before_submit_is_not_blamed)
+TEST_F(stock, io_destroy_before_submit_is_not_blamed)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_destroy(c, 42, RING_A, 0);
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 2);
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "still in flight at the end: req 0x7ffc0000a040"))
-		TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(0, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "still in flight at the end: req 0x7ffc0000a040");
+	EXPECT_EQ(0, LIBAIO(c)->abandoned);
 }
 
 /* The same iocb submitted again in a new context after io_destroy
  * abandoned it: a new lifecycle, not "submitted again before it completed". */
-TEST(iocb_reused_after_io_destroy_passes)
+TEST_F(patched, iocb_reused_after_io_destroy_passes)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 1);
 	aio_complete(c, IOCB, 4096);
@@ -1096,54 +1091,48 @@ TEST(iocb_reused_after_io_destroy_passes)
 	aio_batch_in(c, 42, RING_B, IOCB, 2, 1);
 	aio_complete(c, IOCB, 100);
 	aio_reap(c, 42, IOCB, 100);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE)) TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(2, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].submitted);
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].completed);
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(2, LIBAIO(c)->submitted);
+	EXPECT_EQ(1, LIBAIO(c)->completed);
+	EXPECT_EQ(1, LIBAIO(c)->abandoned);
 }
 
 /* ... but without the io_destroy it still is a violation. */
-TEST(iocb_reused_in_another_live_context_fails)
+TEST_F(stock, iocb_reused_in_another_live_context_fails)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_batch_in(c, 42, RING_A, IOCB, 1, 1);
 	aio_batch_in(c, 42, RING_B, IOCB, 2, 1);
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "submitted again before it completed"));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "submitted again before it completed");
 }
 
 /* exit_aio: a process exits (or is killed) with requests unreaped. */
-TEST(process_exit_abandons_unreaped_requests)
+TEST_F(patched, process_exit_abandons_unreaped_requests)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	aio_batch(c, 42, IOCB, 1, 1);
 	aio_complete(c, IOCB, 4096);
 	ev_proc_exit(c, 42);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
-	EXPECT_TRUE(HAS(c, INV_EXACTLY_ONCE, "1 abandoned unreaped (0 by io_destroy, 1 by process exit)"))
-		TH_LOG("%s", D(c, INV_EXACTLY_ONCE));
-	EXPECT_EQ(0, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].completed);
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "1 abandoned unreaped (0 by io_destroy, 1 by process exit)");
+	EXPECT_EQ(0, LIBAIO(c)->completed);
+	EXPECT_EQ(1, LIBAIO(c)->abandoned);
 }
 
 /* Kernel events of an exiting process's request may be delivered after
  * its PROC_EXIT record: they still belong to the request. */
-TEST(kernel_events_after_process_exit_pass)
+TEST_F(patched, kernel_events_after_process_exit_pass)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	aio_batch(c, 42, IOCB, 1, 1);
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
@@ -1151,111 +1140,138 @@ TEST(kernel_events_after_process_exit_pass)
 	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 42, IOCB);
 	ev_resume(c, FSAIO_ENGINE_LIBAIO, 42, IOCB, 1);
 	aio_complete(c, IOCB, 4096);
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_RETRY_LIFECYCLE)) TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE)) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(1, LIBAIO(c)->abandoned);
 }
 
 /* Another thread still reaps after the leader's PROC_EXIT: completed. */
-TEST(reap_after_process_exit_completes)
+TEST_F(stock, reap_after_process_exit_completes)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_batch(c, 42, IOCB, 1, 1);
 	ev_proc_exit(c, 42);
 	aio_reap(c, 42, IOCB, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	EXPECT_EQ(1, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].completed);
-	EXPECT_EQ(0, checker_stats(c)->engine[FSAIO_ENGINE_LIBAIO].abandoned);
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(1, LIBAIO(c)->completed);
+	EXPECT_EQ(0, LIBAIO(c)->abandoned);
 }
 
 /* io_uring requests are never abandoned: ring teardown posts their CQEs. */
-TEST(io_uring_request_not_abandoned_by_exit)
+TEST_F(patched, io_uring_request_not_abandoned_by_exit)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
 	ev_proc_exit(c, 7);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "still in flight"));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "still in flight");
 }
 
-TEST(libaio_exit_before_submit_is_not_blamed)
+TEST_F(patched, libaio_exit_before_submit_is_not_blamed)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	/* an earlier process with the same tgid exited before this submit */
 	ev_proc_exit(c, 42);
 	aio_batch(c, 42, IOCB, 1, 1);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, "still in flight")) TH_LOG("%s", D(c, INV_QUIESCENCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
+	EXPECT_DETAIL(c, INV_QUIESCENCE, "still in flight");
 }
 
-TEST(pending_batch_at_end_counts_as_in_flight)
+TEST_F(stock, pending_batch_at_end_counts_as_in_flight)
 {
-	struct checker *c = new_checker(synth_cfg_stock());
+	struct checker *c = self->c;
 
 	aio_submit(c, 42, IOCB, 1, 0);		/* io_submit never returned */
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_QUIESCENCE));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_QUIESCENCE);
 }
 
 /* ---------- trace_integrity ---------- */
 
-TEST(clean_trace_passes_integrity)
+/*
+ * One io_uring request, and how its trace ends: cleanly, with records lost
+ * in the ring buffer or missing from seq, without its TRACE_END, or cut
+ * off where the decoder found a truncated record.
+ */
+FIXTURE_VARIANT(trace_ending) {
+	uint64_t gap;			/* seqs skipped before the completion */
+	uint64_t lost;			/* ring buffer losses the TRACE_END counts */
+	bool cut;			/* no TRACE_END */
+	const char *malformed;		/* what the decoder noted */
+	enum verdict verdict;		/* of trace_integrity */
+	const char *detail[2];
+	uint64_t observations;
+	uint64_t stats_lost;
+};
+
+CHECKER_FIXTURE(trace_ending, synth_cfg_all())
+
+FIXTURE_VARIANT_ADD(trace_ending, clean) {
+	.verdict = VERDICT_PASS,
+	.observations = 3,
+};
+
+FIXTURE_VARIANT_ADD(trace_ending, lost_ringbuf_record) {
+	.lost = 1,
+	.verdict = VERDICT_ERROR,
+	.detail = { "1 records lost (1 ring buffer" },
+	.observations = 3,
+	.stats_lost = 1,
+};
+
+/* two records never arrived */
+FIXTURE_VARIANT_ADD(trace_ending, seq_gap) {
+	.gap = 2,
+	.verdict = VERDICT_ERROR,
+	.detail = { "2 missing from seq" },
+	.observations = 3,
+	.stats_lost = 2,
+};
+
+FIXTURE_VARIANT_ADD(trace_ending, missing_trace_end) {
+	.cut = true,
+	.verdict = VERDICT_ERROR,
+	.detail = { "no trace_end" },
+	.observations = 2,
+};
+
+FIXTURE_VARIANT_ADD(trace_ending, truncated_record) {
+	.cut = true,
+	.malformed = "truncated record at offset 1000",
+	.verdict = VERDICT_ERROR,
+	.detail = { "truncated record at offset 1000", "no trace_end" },
+	.observations = 2,
+};
+
+TEST_F(trace_ending, integrity)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 
 	uring_submit(c, 7, UREQ);
+	synth_seq += variant->gap;
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_TRACE_INTEGRITY));
-	EXPECT_EQ(3, INV(c, INV_TRACE_INTEGRITY)->observations);
-	EXPECT_EQ(0, checker_stats(c)->lost);
-	checker_free(c);
-}
-
-TEST(lost_ringbuf_record_is_error)
-{
-	struct checker *c = new_checker(synth_cfg_all());
-
-	uring_submit(c, 7, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	trace_end(c, 1);
+	if (variant->malformed)
+		checker_note_malformed(c, variant->malformed);
+	if (!variant->cut)
+		trace_end(c, variant->lost);
 	checker_finish(c);
-	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
-	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "1 records lost (1 ring buffer")) TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
-	EXPECT_EQ(1, checker_stats(c)->lost);
-	checker_free(c);
+	ASSERT_EQ(0, synth_rc);
+	EXPECT_VERDICT(c, variant->verdict, INV_TRACE_INTEGRITY);
+	EXPECT_DETAILS(c, INV_TRACE_INTEGRITY, variant->detail);
+	EXPECT_EQ(variant->observations, INV(c, INV_TRACE_INTEGRITY)->observations);
+	EXPECT_EQ(variant->stats_lost, checker_stats(c)->lost);
 }
 
-TEST(seq_gap_is_error)
+TEST_F(patched, seq_reordering_is_not_loss)
 {
-	struct checker *c = new_checker(synth_cfg_all());
-
-	uring_submit(c, 7, UREQ);
-	synth_seq += 2;			/* two records never arrived */
-	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
-	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "2 missing from seq")) TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
-	EXPECT_EQ(2, checker_stats(c)->lost);
-	checker_free(c);
-}
-
-TEST(seq_reordering_is_not_loss)
-{
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	struct fsaio_record a, b;
 
 	uring_submit(c, 7, UREQ);
@@ -1264,40 +1280,26 @@ TEST(seq_reordering_is_not_loss)
 	synth_feed(c, &b);		/* two CPUs reserved in the other order */
 	synth_feed(c, &a);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_TRACE_INTEGRITY)) TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
-	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "1 delivered out of seq order"));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_TRACE_INTEGRITY);
+	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "1 delivered out of seq order");
 }
 
-TEST(duplicate_seq_is_error)
+TEST_F(patched, duplicate_seq_is_error)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	struct fsaio_record r = synth_rec(FSAIO_EV_SLEEP, FSAIO_ENGINE_NONE, 8, 0);
 
 	synth_feed(c, &r);
 	synth_feed(c, &r);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
-	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "duplicate seq")) TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_ERROR, INV_TRACE_INTEGRITY);
+	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "duplicate seq");
 }
 
-TEST(missing_trace_end_is_error)
+TEST_F(patched, malformed_records_are_rejected_and_error)
 {
-	struct checker *c = new_checker(synth_cfg_all());
-
-	uring_submit(c, 7, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	checker_finish(c);
-	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
-	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "no trace_end"));
-	checker_free(c);
-}
-
-TEST(malformed_records_are_rejected_and_error)
-{
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	struct fsaio_record r;
 
 	r = synth_rec(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING, 7, UREQ);
@@ -1313,46 +1315,29 @@ TEST(malformed_records_are_rejected_and_error)
 	r = synth_rec(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 7, UREQ);
 	r.seq = 0;						/* only TRACE_END may */
 	EXPECT_EQ(-EINVAL, checker_feed(c, &r));
-	synth_finish(c);
+	FINISH(c);
 	EXPECT_EQ(5, checker_stats(c)->malformed);
 	EXPECT_EQ(1, checker_stats(c)->records);
-	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
-	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "5 malformed records (first: record version "))
-		TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
-	checker_free(c);
+	EXPECT_VERDICT(c, VERDICT_ERROR, INV_TRACE_INTEGRITY);
+	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "5 malformed records (first: record version ");
 }
 
-TEST(note_malformed_is_error)
+TEST_F(patched, results_before_finish_are_not_passes)
 {
-	struct checker *c = new_checker(synth_cfg_all());
-
-	uring_submit(c, 7, UREQ);
-	uring_complete(c, 7, UREQ, 4096);
-	checker_note_malformed(c, "truncated record at offset 1000");
-	checker_finish(c);
-	EXPECT_EQ(VERDICT_ERROR, V(c, INV_TRACE_INTEGRITY));
-	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "truncated record at offset 1000"));
-	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, "no trace_end"));
-	checker_free(c);
-}
-
-TEST(results_before_finish_are_not_passes)
-{
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	int i;
 
 	for (i = 0; i < INV__COUNT; i++) {
 		EXPECT_EQ(VERDICT_ERROR, V(c, i));
 		EXPECT_NE(NULL, INV(c, i)->name);
 	}
-	checker_free(c);
 }
 
 /* ---------- details and helpers ---------- */
 
-TEST(long_history_is_abbreviated)
+TEST_F(patched, long_history_is_abbreviated)
 {
-	struct checker *c = new_checker(synth_cfg_all());
+	struct checker *c = self->c;
 	int i;
 
 	uring_submit(c, 7, UREQ);
@@ -1360,11 +1345,10 @@ TEST(long_history_is_abbreviated)
 		uring_retry_cycle(c, UREQ);
 	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_IO_URING, 7, UREQ);
 	uring_complete(c, 7, UREQ, 4096);
-	synth_finish(c);
-	EXPECT_EQ(VERDICT_FAIL, V(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "...17 earlier,")) TH_LOG("%s", D(c, INV_RETRY_LIFECYCLE));
-	EXPECT_TRUE(HAS(c, INV_RETRY_LIFECYCLE, "resume(mm=1), retry(-529), complete(4096)"));
-	checker_free(c);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "...17 earlier,");
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "resume(mm=1), retry(-529), complete(4096)");
 }
 
 TEST(verdict_worse_orders_verdicts)
@@ -1400,10 +1384,9 @@ TEST(names)
 /* ---------- robustness ---------- */
 
 /* Arbitrary valid records in arbitrary order: verdicts, never a crash. */
-TEST(random_streams_do_not_crash)
+TEST_F(patched, random_streams_do_not_crash)
 {
-	struct checker_config cfg = synth_cfg_all();
-	struct checker *c = checker_new(&cfg);
+	struct checker *c = self->c;
 	unsigned seed = 12345, i;
 	int v;
 
@@ -1429,7 +1412,6 @@ TEST(random_streams_do_not_crash)
 		EXPECT_TRUE(v >= VERDICT_PASS && v <= VERDICT_ERROR);
 		EXPECT_NE(0, strlen(D(c, i)));
 	}
-	checker_free(c);
 }
 
 /* ---------- scale ---------- */
@@ -1440,10 +1422,9 @@ TEST(random_streams_do_not_crash)
  * batches of 64 with recycled iocbs, like fio.  No timing asserts; the test
  * timeout (30 s) catches anything quadratic.
  */
-TEST(million_requests_scale)
+TEST_F(patched, million_requests_scale)
 {
-	struct checker_config cfg = synth_cfg_all();
-	struct checker *c = checker_new(&cfg);
+	struct checker *c = self->c;
 	const unsigned n = 1000000, depth = 64;
 	unsigned i, j;
 
@@ -1464,15 +1445,13 @@ TEST(million_requests_scale)
 			aio_reap(c, 42 + i % 4, IOCB + 64 * j, 4096);
 		}
 	}
-	synth_finish(c);
-	ASSERT_EQ(0, synth_rc);
+	FINISH(c);
 	for (i = 0; i < INV__COUNT; i++)
 		EXPECT_NE(VERDICT_FAIL, V(c, i)) TH_LOG("%s: %s", INV(c, i)->name, INV(c, i)->detail);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_EXACTLY_ONCE));
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 	EXPECT_EQ(n + n / 2 / depth * depth, INV(c, INV_EXACTLY_ONCE)->observations);
-	EXPECT_EQ(n, checker_stats(c)->engine[FSAIO_ENGINE_IO_URING].completed);
-	EXPECT_EQ(VERDICT_PASS, V(c, INV_QUIESCENCE));
-	checker_free(c);
+	EXPECT_EQ(n, URING(c)->completed);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
 }
 
 TEST_HARNESS_MAIN

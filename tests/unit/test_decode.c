@@ -248,29 +248,60 @@ static int read_header_of(struct fsaio_log_header *h, char *err, size_t errlen)
 	return ret;
 }
 
-TEST(log_bad_headers_rejected)
+/* A header with one field wrong is rejected with a reason; a good one is read. */
+FIXTURE(log_header) {};
+
+FIXTURE_VARIANT(log_header) {
+	const char *magic;		/* else FSAIO_LOG_MAGIC */
+	uint32_t log_version;		/* else 1 */
+	int record_size_delta;
+	uint32_t record_version;	/* else FSAIO_RECORD_VERSION */
+	const char *error;		/* NULL: the header is read */
+};
+
+FIXTURE_SETUP(log_header) {}
+FIXTURE_TEARDOWN(log_header) {}
+
+FIXTURE_VARIANT_ADD(log_header, bad_magic) {
+	.magic = "NOTALOG!",
+	.error = "bad magic",
+};
+
+FIXTURE_VARIANT_ADD(log_header, log_version_2) {
+	.log_version = 2,
+	.error = "log version 2",
+};
+
+FIXTURE_VARIANT_ADD(log_header, short_record_size) {
+	.record_size_delta = -8,
+	.error = "record size",
+};
+
+FIXTURE_VARIANT_ADD(log_header, record_version_9) {
+	.record_version = 9,
+	.error = "record version 9",
+};
+
+FIXTURE_VARIANT_ADD(log_header, good) {
+	.error = NULL,
+};
+
+TEST_F(log_header, read)
 {
-	struct fsaio_log_header h;
+	struct fsaio_log_header h = header();
 	char err[160];
 
-	h = header();
-	memcpy(h.magic, "NOTALOG!", 8);
-	EXPECT_EQ(-EINVAL, read_header_of(&h, err, sizeof(err)));
-	EXPECT_NE(NULL, strstr(err, "bad magic")) TH_LOG("%s", err);
-	h = header();
-	h.log_version = 2;
-	EXPECT_EQ(-EINVAL, read_header_of(&h, err, sizeof(err)));
-	EXPECT_NE(NULL, strstr(err, "log version 2")) TH_LOG("%s", err);
-	h = header();
-	h.record_size = sizeof(struct fsaio_record) - 8;
-	EXPECT_EQ(-EINVAL, read_header_of(&h, err, sizeof(err)));
-	EXPECT_NE(NULL, strstr(err, "record size")) TH_LOG("%s", err);
-	h = header();
-	h.record_version = 9;
-	EXPECT_EQ(-EINVAL, read_header_of(&h, err, sizeof(err)));
-	EXPECT_NE(NULL, strstr(err, "record version 9")) TH_LOG("%s", err);
-	h = header();
-	EXPECT_EQ(0, read_header_of(&h, err, sizeof(err)));
+	if (variant->magic)
+		memcpy(h.magic, variant->magic, sizeof(h.magic));
+	if (variant->log_version)
+		h.log_version = variant->log_version;
+	h.record_size += variant->record_size_delta;
+	if (variant->record_version)
+		h.record_version = variant->record_version;
+	EXPECT_EQ(variant->error ? -EINVAL : 0, read_header_of(&h, err, sizeof(err)));
+	if (variant->error) {
+		EXPECT_NE(NULL, strstr(err, variant->error)) TH_LOG("%s", err);
+	}
 }
 
 TEST(log_truncated_header_rejected)
@@ -330,37 +361,60 @@ static enum verdict replay(FILE *f, bool *saw_bad)
 	return v;
 }
 
-TEST(replay_of_complete_log_passes_integrity)
-{
-	FILE *f = write_log(4, true);
-	bool bad;
+/*
+ * A log of four records replayed: complete, it passes trace_integrity;
+ * cut mid-record (the decoder says so) or at a record boundary before its
+ * TRACE_END, it is an ERROR.
+ */
+FIXTURE(log_replay) {
+	FILE *f;
+};
 
-	ASSERT_NE(NULL, f);
-	EXPECT_EQ(VERDICT_PASS, replay(f, &bad));
-	EXPECT_FALSE(bad);
-	fclose(f);
+FIXTURE_VARIANT(log_replay) {
+	bool trace_end;			/* the log ends with its TRACE_END */
+	long cut_at;			/* then is cut to this size (0: not) */
+	enum verdict verdict;		/* of trace_integrity */
+	bool malformed;			/* the decoder found a bad record */
+};
+
+FIXTURE_SETUP(log_replay)
+{
+	self->f = write_log(4, variant->trace_end);
+	ASSERT_NE(NULL, self->f);
+	if (variant->cut_at) {
+		self->f = cut_log(self->f, variant->cut_at);
+		ASSERT_NE(NULL, self->f);
+	}
 }
 
-TEST(replay_of_truncated_log_is_error)
+FIXTURE_TEARDOWN(log_replay)
 {
-	FILE *f = write_log(4, true);
-	struct fsaio_record r;
+	if (self->f)
+		fclose(self->f);
+}
+
+FIXTURE_VARIANT_ADD(log_replay, complete) {
+	.trace_end = true,
+	.verdict = VERDICT_PASS,
+};
+
+FIXTURE_VARIANT_ADD(log_replay, cut_mid_record) {
+	.trace_end = true,
+	.cut_at = sizeof(struct fsaio_log_header) + 2 * sizeof(struct fsaio_record) + 100,
+	.verdict = VERDICT_ERROR,
+	.malformed = true,
+};
+
+FIXTURE_VARIANT_ADD(log_replay, no_trace_end) {
+	.verdict = VERDICT_ERROR,
+};
+
+TEST_F(log_replay, trace_integrity)
+{
 	bool bad;
 
-	ASSERT_NE(NULL, f);
-	/* cut mid-record: malformed */
-	f = cut_log(f, sizeof(struct fsaio_log_header) + 2 * sizeof(r) + 100);
-	ASSERT_NE(NULL, f);
-	EXPECT_EQ(VERDICT_ERROR, replay(f, &bad));
-	EXPECT_TRUE(bad);
-	fclose(f);
-
-	/* cut at a record boundary, TRACE_END gone: still an ERROR */
-	f = write_log(4, false);
-	ASSERT_NE(NULL, f);
-	EXPECT_EQ(VERDICT_ERROR, replay(f, &bad));
-	EXPECT_FALSE(bad);
-	fclose(f);
+	EXPECT_EQ(variant->verdict, replay(self->f, &bad));
+	EXPECT_EQ(variant->malformed, bad);
 }
 
 TEST_HARNESS_MAIN

@@ -103,80 +103,101 @@ TEST(empty_and_unknown_frames)
 	EXPECT_EQ(FSAIO_SITE_FOLIO_BIT, classify_wait_site(holes, N(holes)));
 }
 
+/*
+ * Real stacks seen on 6.x kernels, innermost frame first, and the site
+ * each is: where a specific frame (journal, writeback) stands outside a
+ * generic one (folio bit, bit wait, io_schedule), the specific one wins.
+ */
+FIXTURE(stack) {};
+
+FIXTURE_VARIANT(stack) {
+	const char *frames[16];		/* up to a NULL */
+	enum fsaio_wait_site site;
+};
+
+FIXTURE_SETUP(stack) {}
+FIXTURE_TEARDOWN(stack) {}
+
 /* 64 cold reads in one io_submit on a stock 6.x kernel (measured with a sched_switch stack probe) */
-TEST(stock_libaio_buffered_read_stack)
-{
-	const char *stack[] = {
+FIXTURE_VARIANT_ADD(stack, stock_libaio_buffered_read) {
+	.frames = {
 		"__schedule", "schedule", "io_schedule", "folio_wait_bit_common",
 		"filemap_get_pages", "filemap_read", "aio_read", "io_submit_one",
 		"__x64_sys_io_submit", "do_syscall_64", "entry_SYSCALL_64_after_hwframe",
-	};
+	},
+	.site = FSAIO_SITE_FOLIO_BIT,
+};
 
-	EXPECT_EQ(FSAIO_SITE_FOLIO_BIT, classify_wait_site(stack, N(stack)));
-}
-
-TEST(writeback_wait_outranks_folio_bit)
-{
-	const char *stack[] = {
+FIXTURE_VARIANT_ADD(stack, writeback_wait_outranks_folio_bit) {
+	.frames = {
 		"__schedule", "schedule", "io_schedule", "folio_wait_bit_common",
 		"folio_wait_writeback", "__filemap_fdatawait_range",
 		"file_write_and_wait_range", "ext4_sync_file", "ext4_buffered_write_iter",
 		"aio_write", "io_submit_one", "__x64_sys_io_submit",
-	};
+	},
+	.site = FSAIO_SITE_WRITEBACK,
+};
 
-	EXPECT_EQ(FSAIO_SITE_WRITEBACK, classify_wait_site(stack, N(stack)));
-}
-
-TEST(ext4_metadata_read_is_wait_bit_action)
-{
-	const char *stack[] = {
+FIXTURE_VARIANT_ADD(stack, ext4_metadata_read_is_wait_bit_action) {
+	.frames = {
 		"__schedule", "schedule", "io_schedule", "bit_wait_io", "__wait_on_bit",
 		"out_of_line_wait_on_bit", "__wait_on_buffer", "ext4_read_bh",
 		"ext4_read_inode_bitmap", "__ext4_new_inode", "ext4_create",
-	};
+	},
+	.site = FSAIO_SITE_WAIT_BIT_ACTION,
+};
 
-	EXPECT_EQ(FSAIO_SITE_WAIT_BIT_ACTION, classify_wait_site(stack, N(stack)));
-}
-
-TEST(journal_commit_outranks_buffer_wait)
-{
-	const char *commit[] = {
+FIXTURE_VARIANT_ADD(stack, journal_commit) {
+	.frames = {
 		"__schedule", "schedule", "jbd2_log_wait_commit",
 		"ext4_sync_file", "vfs_fsync_range", "ext4_buffered_write_iter",
-	};
-	const char *access[] = {
+	},
+	.site = FSAIO_SITE_JOURNAL,
+};
+
+FIXTURE_VARIANT_ADD(stack, journal_access_outranks_buffer_wait) {
+	.frames = {
 		"__schedule", "schedule", "io_schedule", "bit_wait_io",
 		"__wait_on_bit_lock", "out_of_line_wait_on_bit_lock",
 		"do_get_write_access", "jbd2_journal_get_write_access",
 		"__ext4_journal_get_write_access", "ext4_reserve_inode_write",
-	};
+	},
+	.site = FSAIO_SITE_JOURNAL,
+};
 
-	EXPECT_EQ(FSAIO_SITE_JOURNAL, classify_wait_site(commit, N(commit)));
-	EXPECT_EQ(FSAIO_SITE_JOURNAL, classify_wait_site(access, N(access)));
-}
-
-TEST(block_layer_and_plain_io_schedule)
-{
-	const char *tag[] = {
+FIXTURE_VARIANT_ADD(stack, block_layer_tag) {
+	.frames = {
 		"__schedule", "schedule", "io_schedule", "blk_mq_get_tag",
 		"__blk_mq_alloc_requests", "blk_mq_submit_bio", "submit_bio_noacct",
-	};
-	const char *dio[] = {
+	},
+	.site = FSAIO_SITE_IO_OTHER,
+};
+
+FIXTURE_VARIANT_ADD(stack, plain_io_schedule) {
+	.frames = {
 		"__schedule", "schedule", "io_schedule", "__iomap_dio_rw", "iomap_dio_rw",
-	};
+	},
+	.site = FSAIO_SITE_IO_OTHER,
+};
 
-	EXPECT_EQ(FSAIO_SITE_IO_OTHER, classify_wait_site(tag, N(tag)));
-	EXPECT_EQ(FSAIO_SITE_IO_OTHER, classify_wait_site(dio, N(dio)));
-}
-
-TEST(lock_waits_are_other)
-{
-	const char *stack[] = {
+FIXTURE_VARIANT_ADD(stack, lock_wait_is_other) {
+	.frames = {
 		"__schedule", "schedule", "schedule_preempt_disabled",
 		"__mutex_lock.constprop.0", "ext4_buffered_write_iter", "aio_write",
-	};
+	},
+	.site = FSAIO_SITE_OTHER,
+};
 
-	EXPECT_EQ(FSAIO_SITE_OTHER, classify_wait_site(stack, N(stack)));
+TEST_F(stack, classified)
+{
+	enum fsaio_wait_site got;
+	int n = 0;
+
+	while (n < N(variant->frames) && variant->frames[n])
+		n++;
+	got = classify_wait_site(variant->frames, n);
+	EXPECT_EQ(variant->site, got) TH_LOG("%s, expected %s", wait_site_name(got),
+					     wait_site_name(variant->site));
 }
 
 TEST(n_bounds_the_frames_read)
