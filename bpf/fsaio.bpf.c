@@ -59,10 +59,10 @@ struct {
 	__uint(max_entries, 8 << 20);	/* resized by the harness */
 } events SEC(".maps");
 
-/* bpf_ringbuf_reserve failures (lost records), per CPU. */
+/* Events that never became a record, per CPU, by enum fsaio_drop cause. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, FSAIO_DROP__COUNT);
 	__type(key, __u32);
 	__type(value, __u64);
 } lost SEC(".maps");
@@ -165,13 +165,22 @@ struct {
 	__type(value, struct armed_state);
 } armed SEC(".maps");
 
-static __always_inline void count_lost(void)
+static __always_inline void count_drops(__u32 cause, __u64 n)
 {
-	__u32 zero = 0;
-	__u64 *c = bpf_map_lookup_elem(&lost, &zero);
+	__u64 *c = bpf_map_lookup_elem(&lost, &cause);
 
 	if (c)
-		*c += 1;
+		*c += n;
+}
+
+/* A map update that must not fail silently: a full map is a drop. */
+static __always_inline void update_or_count(void *map, const void *key,
+					    const void *val, __u64 flags)
+{
+	long err = bpf_map_update_elem(map, key, val, flags);
+
+	if (err && err != -17 /* -EEXIST: BPF_NOEXIST and already there */)
+		count_drops(FSAIO_DROP_MAP_FULL, 1);
 }
 
 /* Reserve and fully initialise a record for the current task. */
@@ -182,7 +191,7 @@ static __always_inline struct fsaio_record *rec_reserve(__u16 type, __u8 engine)
 
 	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (!r) {
-		count_lost();
+		count_drops(FSAIO_DROP_RINGBUF, 1);
 		return NULL;
 	}
 	__builtin_memset(r, 0, sizeof(*r));
@@ -259,7 +268,7 @@ static __always_inline bool trace_current(void)
 	bpf_get_current_comm(comm, sizeof(comm));
 	if (!comm_is_target(comm))
 		return false;
-	bpf_map_update_elem(&tracked_tgids, &tgid, &one, BPF_ANY);
+	update_or_count(&tracked_tgids, &tgid, &one, BPF_ANY);
 	return true;
 }
 
@@ -300,7 +309,7 @@ int BPF_PROG(fsaio_fork, struct task_struct *parent, struct task_struct *child)
 	/* threads share the tgid already */
 	if (cpid != ctgid || ptgid == ctgid || !tgid_tracked(ptgid))
 		return 0;
-	bpf_map_update_elem(&tracked_tgids, &ctgid, &one, BPF_ANY);
+	update_or_count(&tracked_tgids, &ctgid, &one, BPF_ANY);
 	return 0;
 }
 
@@ -340,6 +349,7 @@ struct submit_loop {
 	__u64 iocbpp;		/* user struct iocb ** */
 	__u64 ring;		/* aio_context_t */
 	__u32 batch;
+	__u32 nr;		/* entries looked at */
 };
 
 static long submit_one(__u32 i, void *data)
@@ -349,11 +359,16 @@ static long submit_one(__u32 i, void *data)
 	struct iocb cb;
 	__u64 uptr = 0;
 
+	/* BPF cannot fault user pages in: a page the kernel would read fine
+	 * may be unreadable here.  The rest of the batch is then untraced,
+	 * and said so (the kernel's own -EFAULT cases are counted too: the
+	 * checker cannot tell them apart). */
 	if (bpf_probe_read_user(&uptr, sizeof(uptr),
-				(void *)(l->iocbpp + (__u64)i * sizeof(__u64))))
+				(void *)(l->iocbpp + (__u64)i * sizeof(__u64))) ||
+	    bpf_probe_read_user(&cb, sizeof(cb), (void *)uptr)) {
+		count_drops(FSAIO_DROP_USER_READ, l->nr - i);
 		return 1;
-	if (bpf_probe_read_user(&cb, sizeof(cb), (void *)uptr))
-		return 1;	/* the kernel fails this one with -EFAULT too */
+	}
 	r = rec_reserve(FSAIO_EV_SUBMIT, FSAIO_ENGINE_LIBAIO);
 	if (!r)
 		return 0;
@@ -375,7 +390,7 @@ static __always_inline struct sys_state *sys_state_get(__u32 tid)
 
 	if (s)
 		return s;
-	bpf_map_update_elem(&sys_states, &tid, &zero, BPF_NOEXIST);
+	update_or_count(&sys_states, &tid, &zero, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&sys_states, &tid);
 }
 
@@ -451,8 +466,11 @@ static __always_inline int handle_io_submit_enter(struct trace_event_raw_sys_ent
 	l.batch = s->batch;
 	if ((long)nr <= 0)
 		return 0;
-	if (nr > MAX_SUBMIT_BATCH)
+	if (nr > MAX_SUBMIT_BATCH) {
+		count_drops(FSAIO_DROP_BATCH_CUT, nr - MAX_SUBMIT_BATCH);
 		nr = MAX_SUBMIT_BATCH;
+	}
+	l.nr = nr;
 	bpf_loop(nr, submit_one, &l, 0);
 	return 0;
 }
@@ -478,15 +496,22 @@ static __always_inline int handle_getevents_enter(struct trace_event_raw_sys_ent
 	return 0;
 }
 
+struct reap_loop {
+	__u64 events;		/* user struct io_event array */
+	__u32 nr;		/* entries looked at */
+};
+
 static long reap_one(__u32 i, void *data)
 {
-	__u64 events = *(__u64 *)data;
+	struct reap_loop *l = data;
 	struct fsaio_record *r;
 	struct io_event ev;
 
 	if (bpf_probe_read_user(&ev, sizeof(ev),
-				(void *)(events + (__u64)i * sizeof(ev))))
+				(void *)(l->events + (__u64)i * sizeof(ev)))) {
+		count_drops(FSAIO_DROP_USER_READ, l->nr - i);
 		return 1;
+	}
 	r = rec_reserve(FSAIO_EV_REAP, FSAIO_ENGINE_LIBAIO);
 	if (!r)
 		return 0;
@@ -500,20 +525,24 @@ static long reap_one(__u32 i, void *data)
 
 static __always_inline int handle_getevents_exit(struct trace_event_raw_sys_exit *ctx)
 {
+	struct reap_loop l;
 	struct sys_state *s;
-	__u64 events, ts;
+	__u64 ts;
 	long ret;
 
 	s = sys_exit_state(&ts);
 	if (!s)
 		return 0;
-	events = s->ptr;
+	l.events = s->ptr;
 	ret = ctx->ret;
 	if (ret <= 0)
 		return 0;
-	if (ret > MAX_SUBMIT_BATCH)
+	if (ret > MAX_SUBMIT_BATCH) {
+		count_drops(FSAIO_DROP_BATCH_CUT, ret - MAX_SUBMIT_BATCH);
 		ret = MAX_SUBMIT_BATCH;
-	bpf_loop(ret, reap_one, &events, 0);
+	}
+	l.nr = ret;
+	bpf_loop(ret, reap_one, &l, 0);
 	return 0;
 }
 
@@ -836,7 +865,7 @@ static __always_inline void sleep_begin(void *ctx, bool preempt, __u32 prev_stat
 	bpf_get_current_comm(s->comm, sizeof(s->comm));
 	n = bpf_get_stack(ctx, s->stack, sizeof(s->stack), 0);
 	s->nr_stack = n > 0 ? n / sizeof(__u64) : 0;
-	bpf_map_update_elem(&sleeping, &s->pid, s, BPF_ANY);
+	update_or_count(&sleeping, &s->pid, s, BPF_ANY);
 }
 
 /* tp_btf (preferred): typed arguments, prev_state passed since 5.18. */

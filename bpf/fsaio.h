@@ -74,13 +74,30 @@ enum fsaio_event_type {
 	/* a traced process exited.  res = exit code */
 	FSAIO_EV_PROC_EXIT = 13,
 	/* written by the harness, never by BPF: end of trace.
-	 * arg0 = ring buffer reserve failures (lost records) */
+	 * arg0 = records dropped in BPF during the segment (all causes),
+	 * stack[cause] = those of each enum fsaio_drop (fsaio_end_drops()) */
 	FSAIO_EV_TRACE_END = 14,
 	/* io_destroy(2) returned: the kernel has waited for every request of
 	 * that context; unreaped ones are abandoned, never reaped.
 	 * ring = the aio_context_t, res = return value, arg1 = duration ns */
 	FSAIO_EV_IO_DESTROY = 15,
 	FSAIO_EV__MAX,
+};
+
+/*
+ * Why an event never became a record (counted per CPU in BPF, per cause,
+ * and carried to the checker in TRACE_END): any of them makes the
+ * per-request checks inconclusive.  Keep in step with drop_name().
+ */
+enum fsaio_drop {
+	FSAIO_DROP_RINGBUF = 0,		/* ring buffer full: reserve failed */
+	FSAIO_DROP_USER_READ = 1,	/* iocb/io_event not readable from BPF
+					 * (user page not resident): the rest of
+					 * that io_submit/io_getevents not traced */
+	FSAIO_DROP_BATCH_CUT = 2,	/* entries beyond MAX_SUBMIT_BATCH in one call */
+	FSAIO_DROP_MAP_FULL = 3,	/* a state map was full (tracked processes,
+					 * threads, sleepers, armed requests) */
+	FSAIO_DROP__COUNT,
 };
 
 /* Where a D-state sleep (or an armed retry) waits; set from the stack. */
@@ -171,6 +188,21 @@ FSAIO_INLINE __s32 fsaio_submit_batch(const struct fsaio_record *r)
 FSAIO_INLINE __s32 fsaio_submit_done_batch(const struct fsaio_record *r)
 {
 	return (__s32)r->arg2;
+}
+
+/* TRACE_END: records dropped for one cause (stack[] is free there).  A
+ * log of an older tracer has no per-cause counts: its arg0 was all ring
+ * buffer failures. */
+FSAIO_INLINE __u64 fsaio_end_drops(const struct fsaio_record *r, unsigned cause)
+{
+	__u64 sum = 0;
+	unsigned i;
+
+	for (i = 0; i < FSAIO_DROP__COUNT; i++)
+		sum += r->stack[i];
+	if (!sum)
+		return cause == FSAIO_DROP_RINGBUF ? r->arg0 : 0;
+	return cause < FSAIO_DROP__COUNT ? r->stack[cause] : 0;
 }
 
 /* RESUME: arg1 = 1 with the submitter's mm; arg2 = FSAIO_RESUME_* flags */

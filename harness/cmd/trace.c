@@ -172,7 +172,7 @@ int cmd_trace(int argc, char **argv)
 		}
 		if (now >= next) {
 			print_periodic(now - t0, checker_stats(s.checker),
-				       tracer_lost(s.tracer) - s.lost_base);
+				       session_lost(&s));
 			next += targs.interval;
 		}
 	}
@@ -184,10 +184,14 @@ int cmd_trace(int argc, char **argv)
 	printf("\n--- fsaio trace: %.1f s on %s ---\n", run.wall_seconds, kernel_release());
 	report_text_stats(stdout, st);
 
+	/* Errors after the tables, never inside them (stderr is unbuffered). */
+	fflush(stdout);
 	ret = poll_failed ? EXIT_ERROR : EXIT_PASS;
-	if (st->lost) {
-		fsaio_err("ERROR: %" PRIu64 " events lost (ring buffer full); rerun with a larger --ringbuf-mb",
-			  st->lost);
+	if (st->lost || st->oom) {
+		fprintf(stderr, "fsaio: ERROR: %" PRIu64 " events lost", st->lost);
+		report_text_losses(stderr, st);
+		fprintf(stderr, "%s\n", st->drops[FSAIO_DROP_RINGBUF] ?
+			"; rerun with a larger --ringbuf-mb" : "");
 		ret = EXIT_ERROR;
 	}
 	if (report_json(output_opts.json, "trace", kernel_release(), s.features,

@@ -206,7 +206,8 @@ struct checker {
 
 	/* seq accounting */
 	uint64_t seq_min, seq_max, seq_seen, seq_last, reordered;
-	uint64_t end_lost;	/* TRACE_END.arg0 summed */
+	uint64_t end_drops[FSAIO_DROP__COUNT];	/* TRACE_END per cause, summed */
+	uint64_t oom;		/* events the checker could not track (allocation failed) */
 	uint64_t trace_ends;
 	char malformed_first[200];
 
@@ -347,14 +348,18 @@ static struct lc *lc_create(struct checker *c, const struct fsaio_record *r)
 	struct lc *l;
 	uint32_t h;
 
-	if ((t->used + 1) * 2 > t->mask + 1 && table_grow(t, lc_key, c))
+	if ((t->used + 1) * 2 > t->mask + 1 && table_grow(t, lc_key, c)) {
+		c->oom++;
 		return NULL;
+	}
 	if (c->nr_lcs == c->cap_lcs) {
 		uint32_t cap = c->cap_lcs ? c->cap_lcs * 2 : 1024;
 		struct lc *n = realloc(c->lcs, (size_t)cap * sizeof(*n));
 
-		if (!n)
+		if (!n) {
+			c->oom++;
 			return NULL;
+		}
 		c->lcs = n;
 		c->cap_lcs = cap;
 	}
@@ -456,8 +461,10 @@ static struct thr *thr_get(struct checker *c, uint32_t pid, bool create)
 	if (!create)
 		return NULL;
 	if ((t->used + 1) * 2 > t->mask + 1) {
-		if (table_grow(t, thr_key, c))
+		if (table_grow(t, thr_key, c)) {
+			c->oom++;
 			return NULL;
+		}
 		for (h = hash64(pid) & t->mask; t->slot[h]; h = (h + 1) & t->mask)
 			;
 	}
@@ -465,8 +472,10 @@ static struct thr *thr_get(struct checker *c, uint32_t pid, bool create)
 		uint32_t cap = c->cap_thrs ? c->cap_thrs * 2 : 64;
 		struct thr *n = realloc(c->thrs, (size_t)cap * sizeof(*n));
 
-		if (!n)
+		if (!n) {
+			c->oom++;
 			return NULL;
+		}
 		c->thrs = n;
 		c->cap_thrs = cap;
 	}
@@ -518,8 +527,10 @@ static void batch_add(struct checker *c, struct lc *l, const struct fsaio_record
 		uint32_t cap = th->cap ? th->cap * 2 : 64;
 		uint32_t *n = realloc(th->lcs, cap * sizeof(*n));
 
-		if (!n)
+		if (!n) {
+			c->oom++;	/* the entry just stays accepted */
 			return;
+		}
 		th->lcs = n;
 		th->cap = cap;
 	}
@@ -583,8 +594,10 @@ static void mark_set(struct checker *c, uint32_t tgid, uint64_t ring)
 		uint32_t cap = (c->marks_mask + 1) * 2, i;
 		struct mark *n = calloc(cap, sizeof(*n));
 
-		if (!n)
+		if (!n) {
+			c->oom++;
 			return;
+		}
 		for (i = 0; i <= c->marks_mask; i++)
 			if (c->marks[i].at)
 				*mark_slot(n, cap - 1, c->marks[i].tgid, c->marks[i].ring) =
@@ -884,7 +897,7 @@ static void on_resume(struct checker *c, const struct fsaio_record *r)
 			struct mm_gone *n = realloc(c->mm_gone, cap * sizeof(*n));
 
 			if (!n) {
-				fail_note(&c->resume, seen, "out of memory");
+				c->oom++;
 				goto retry_state;
 			}
 			c->mm_gone = n;
@@ -994,7 +1007,12 @@ static uint64_t lost_now(const struct checker *c)
 {
 	uint64_t span = c->seq_seen ? c->seq_max - c->seq_min + 1 : 0;
 
-	return c->end_lost + (span > c->seq_seen ? span - c->seq_seen : 0);
+	uint64_t lost = span > c->seq_seen ? span - c->seq_seen : 0;
+	unsigned i;
+
+	for (i = 0; i < FSAIO_DROP__COUNT; i++)
+		lost += c->end_drops[i];
+	return lost;
 }
 
 int checker_feed(struct checker *c, const struct fsaio_record *rec)
@@ -1035,10 +1053,14 @@ int checker_feed(struct checker *c, const struct fsaio_record *rec)
 	case FSAIO_EV_SLEEP:		on_sleep(c, &r);	break;
 	case FSAIO_EV_PROC_EXIT:	mark_set(c, r.tgid, 0);	break;
 	case FSAIO_EV_IO_DESTROY:	on_io_destroy(c, &r);	break;
-	case FSAIO_EV_TRACE_END:
-		c->end_lost += r.arg0;
+	case FSAIO_EV_TRACE_END: {
+		unsigned i;
+
+		for (i = 0; i < FSAIO_DROP__COUNT; i++)
+			c->end_drops[i] += fsaio_end_drops(&r, i);
 		c->trace_ends++;
 		break;
+	}
 	default:			/* WAIT_BIT, TASK_WORK, WORKQUEUE: context only */
 		break;
 	}
@@ -1068,11 +1090,34 @@ static void set_result(struct invariant_result *ir, enum verdict v, uint64_t obs
 	va_end(ap);
 }
 
+/* "2 ring buffer reserve failures, 1 missing from seq": every cause of
+ * loss with a count, ring buffer and seq always.  Returns snprintf's length. */
+static size_t loss_causes(const struct checker *c, char *d, size_t len)
+{
+	static const char *const what[FSAIO_DROP__COUNT] = {
+		[FSAIO_DROP_RINGBUF] = "ring buffer reserve failures",
+		[FSAIO_DROP_USER_READ] = "unreadable user memory (iocb, io_event)",
+		[FSAIO_DROP_BATCH_CUT] = "beyond the per-call batch limit",
+		[FSAIO_DROP_MAP_FULL] = "state map full",
+	};
+	uint64_t gaps = c->st.lost;
+	size_t o = 0;
+	unsigned i;
+
+	for (i = 0; i < FSAIO_DROP__COUNT; i++)
+		gaps -= c->end_drops[i];
+	for (i = 0; i < FSAIO_DROP__COUNT; i++)
+		if ((i == FSAIO_DROP_RINGBUF || c->end_drops[i]) && o < len)
+			o += snprintf(d + o, len - o, "%" PRIu64 " %s, ", c->end_drops[i], what[i]);
+	if (o < len)
+		o += snprintf(d + o, len - o, "%" PRIu64 " missing from seq", gaps);
+	return o;
+}
+
 static void finish_integrity(struct checker *c)
 {
 	struct invariant_result *ir = &c->res[INV_TRACE_INTEGRITY];
 	uint64_t span = c->seq_seen ? c->seq_max - c->seq_min + 1 : 0;
-	uint64_t gaps = c->st.lost - c->end_lost;
 	char *d = ir->detail;
 	size_t len = sizeof(ir->detail), o = 0;
 
@@ -1083,10 +1128,17 @@ static void finish_integrity(struct checker *c)
 	if (c->st.malformed)
 		o += snprintf(d + o, len - o, "%s%" PRIu64 " malformed records (first: %s)",
 			      o ? "; " : "", c->st.malformed, c->malformed_first);
-	if (c->st.lost && o < len)
-		o += snprintf(d + o, len - o, "%s%" PRIu64 " records lost (%" PRIu64
-			      " ring buffer reserve failures, %" PRIu64 " missing from seq)",
-			      o ? "; " : "", c->st.lost, c->end_lost, gaps);
+	if (c->st.lost && o < len) {
+		o += snprintf(d + o, len - o, "%s%" PRIu64 " records lost (", o ? "; " : "",
+			      c->st.lost);
+		if (o < len)
+			o += loss_causes(c, d + o, len - o);
+		if (o < len)
+			o += snprintf(d + o, len - o, ")");
+	}
+	if (c->oom && o < len)
+		o += snprintf(d + o, len - o, "%schecker out of memory: %" PRIu64
+			      " events not tracked", o ? "; " : "", c->oom);
 	if (c->seq_seen > span && o < len)
 		o += snprintf(d + o, len - o, "%s%" PRIu64 " duplicate seq numbers",
 			      o ? "; " : "", c->seq_seen - span);
@@ -1303,6 +1355,40 @@ static void finish_quiescence(struct checker *c)
 	}
 }
 
+/*
+ * A lost record may be the completion that was "missing", the sleep that
+ * was not seen, the submit of a "completion without submit": with any loss
+ * (or an event the checker could not track) no per-request verdict stands,
+ * pass or fail.  They become ERROR "inconclusive", keeping what was seen.
+ */
+static void judge_with_loss(struct checker *c)
+{
+	char why[200], cause[160];
+	int i;
+
+	if (!c->st.lost && !c->oom)
+		return;
+	if (c->st.lost) {
+		loss_causes(c, cause, sizeof(cause));
+		snprintf(why, sizeof(why), "%" PRIu64 " records lost (%s)", c->st.lost, cause);
+	} else {
+		snprintf(why, sizeof(why), "checker out of memory: %" PRIu64
+			 " events not tracked", c->oom);
+	}
+	for (i = 0; i < INV__COUNT; i++) {
+		struct invariant_result *ir = &c->res[i];
+		char seen[sizeof(ir->detail)];
+
+		if (i == INV_TRACE_INTEGRITY || ir->verdict == VERDICT_SKIP ||
+		    ir->verdict == VERDICT_ERROR)
+			continue;
+		snprintf(seen, sizeof(seen), "%s", ir->detail);
+		snprintf(ir->detail, sizeof(ir->detail), "inconclusive: %s; as traced: %s: %s",
+			 why, verdict_name(ir->verdict), seen);
+		ir->verdict = VERDICT_ERROR;
+	}
+}
+
 static const char *const inv_names[INV__COUNT] = {
 		[INV_TRACE_INTEGRITY] = "trace_integrity",
 		[INV_EXACTLY_ONCE] = "exactly_once",
@@ -1319,6 +1405,8 @@ void checker_finish(struct checker *c)
 		return;
 	c->finished = true;
 	c->st.lost = lost_now(c);
+	memcpy(c->st.drops, c->end_drops, sizeof(c->st.drops));
+	c->st.oom = c->oom;
 	settle_abandoned(c);
 	finish_integrity(c);
 	finish_exactly_once(c);
@@ -1327,6 +1415,7 @@ void checker_finish(struct checker *c)
 	finish_nonblocking(c, INV_NONBLOCKING_SUBMIT_IO_URING, FSAIO_ENGINE_IO_URING);
 	finish_resume(c);
 	finish_quiescence(c);
+	judge_with_loss(c);
 }
 
 /* ---------- lifetime ---------- */
@@ -1415,5 +1504,8 @@ void checker_stats_add(struct checker_stats *sum, const struct checker_stats *s)
 			cell_add(&sum->waits[site][ctx], &s->waits[site][ctx]);
 	sum->records += s->records;
 	sum->lost += s->lost;
+	for (e = 0; e < FSAIO_DROP__COUNT; e++)
+		sum->drops[e] += s->drops[e];
+	sum->oom += s->oom;
 	sum->malformed += s->malformed;
 }

@@ -77,7 +77,9 @@ struct checker_stats {
 	struct engine_stats engine[FSAIO_ENGINE__COUNT];
 	struct wait_cell waits[FSAIO_SITE__COUNT][FSAIO_CTX__COUNT];
 	uint64_t records;	/* records fed */
-	uint64_t lost;		/* ring buffer reserve failures (TRACE_END.arg0) + seq gaps */
+	uint64_t lost;		/* records dropped in BPF (all causes) + seq gaps */
+	uint64_t drops[FSAIO_DROP__COUNT];	/* of lost: dropped in BPF, by cause */
+	uint64_t oom;		/* events the checker could not track (out of memory) */
 	uint64_t malformed;	/* records rejected by the decoder */
 };
 

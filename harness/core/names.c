@@ -28,6 +28,14 @@ const char *context_name(enum fsaio_context x)
 	return NAME_OF(n, x, FSAIO_CTX__COUNT);
 }
 
+const char *drop_name(enum fsaio_drop d)
+{
+	static const char *const n[FSAIO_DROP__COUNT] = { "ringbuf", "user_read",
+		"batch_cut", "map_full" };
+
+	return NAME_OF(n, d, FSAIO_DROP__COUNT);
+}
+
 const char *event_type_name(enum fsaio_event_type t)
 {
 	static const char *const n[FSAIO_EV__MAX] = { "?", "submit", "submit_done",

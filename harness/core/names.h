@@ -9,5 +9,6 @@ const char *engine_name(enum fsaio_engine e);		/* "libaio", "io_uring" */
 const char *wait_site_name(enum fsaio_wait_site s);	/* "folio_bit", ... */
 const char *context_name(enum fsaio_context x);		/* "submit_libaio", ... */
 const char *event_type_name(enum fsaio_event_type t);	/* "submit", ... */
+const char *drop_name(enum fsaio_drop d);		/* "ringbuf", ... */
 
 #endif

@@ -73,7 +73,7 @@ int session_begin(struct session *s)
 		fsaio_err("out of memory for the checker");
 		return -ENOMEM;
 	}
-	s->lost_base = tracer_lost(s->tracer);
+	tracer_drops(s->tracer, s->drops_base);
 	return 0;
 }
 
@@ -88,9 +88,10 @@ struct checker *session_end(struct session *s)
 		.version = FSAIO_RECORD_VERSION,
 		.type = FSAIO_EV_TRACE_END,
 	};
+	uint64_t drops[FSAIO_DROP__COUNT];
 	struct checker *c = s->checker;
 	struct timespec ts;
-	int idle = 0, polls = 0;
+	int idle = 0, polls = 0, i;
 
 	/* Records of the segment may still sit in the ring buffer; under a
 	 * live load it never goes idle, so stop after ~500 ms. */
@@ -103,7 +104,11 @@ struct checker *session_end(struct session *s)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	end.ts_ns = ts.tv_sec * 1000000000ull + ts.tv_nsec;
-	end.arg0 = tracer_lost(s->tracer) - s->lost_base;
+	tracer_drops(s->tracer, drops);
+	for (i = 0; i < FSAIO_DROP__COUNT; i++) {
+		end.stack[i] = drops[i] - s->drops_base[i];
+		end.arg0 += end.stack[i];
+	}
 	on_record(&end, s);
 	checker_finish(c);
 	s->checker = NULL;

@@ -16,9 +16,21 @@ struct session {
 	FILE *log;		/* --record, or NULL */
 	int log_errno;		/* first failed log write, 0 if none */
 	struct checker *checker;	/* current segment */
-	uint64_t lost_base;	/* tracer_lost() at segment start */
+	uint64_t drops_base[FSAIO_DROP__COUNT];	/* tracer_drops() at segment start */
 	uint32_t features;	/* FEAT_* (core/features.h) */
 };
+
+/* The segment's drops so far, all causes. */
+static inline uint64_t session_lost(struct session *s)
+{
+	uint64_t drops[FSAIO_DROP__COUNT], sum = 0;
+	int i;
+
+	tracer_drops(s->tracer, drops);
+	for (i = 0; i < FSAIO_DROP__COUNT; i++)
+		sum += drops[i] - s->drops_base[i];
+	return sum;
+}
 
 /* Returns an exit code (EXIT_PASS on success) after printing the error. */
 int session_open(struct session *s, const struct tracer_opts *o,

@@ -677,23 +677,36 @@ int tracer_track_pid(struct tracer *t, pid_t tgid)
 	return 0;
 }
 
-uint64_t tracer_lost(struct tracer *t)
+uint64_t tracer_drops(struct tracer *t, uint64_t drops[FSAIO_DROP__COUNT])
 {
-	__u32 zero = 0;
 	uint64_t sum = 0;
 	__u64 *vals;
+	__u32 cause;
 	int i;
 
+	for (cause = 0; cause < FSAIO_DROP__COUNT; cause++)
+		drops[cause] = 0;
 	if (!t || !t->skel || t->ncpus <= 0)
 		return 0;
 	vals = calloc(t->ncpus, sizeof(*vals));
 	if (!vals)
 		return 0;
-	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.lost), &zero, vals))
+	for (cause = 0; cause < FSAIO_DROP__COUNT; cause++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.lost), &cause, vals))
+			continue;
 		for (i = 0; i < t->ncpus; i++)
-			sum += vals[i];
+			drops[cause] += vals[i];
+		sum += drops[cause];
+	}
 	free(vals);
 	return sum;
+}
+
+uint64_t tracer_lost(struct tracer *t)
+{
+	uint64_t drops[FSAIO_DROP__COUNT];
+
+	return tracer_drops(t, drops);
 }
 
 /* ------------------------------ delivery -------------------------------- */

@@ -42,7 +42,10 @@ int tracer_track_pid(struct tracer *t, pid_t tgid);
  * order.  Returns records delivered or negative errno (-EINTR passes). */
 int tracer_poll(struct tracer *t, int timeout_ms, tracer_record_fn fn, void *ctx);
 
-/* Ring buffer reserve failures so far (sum over CPUs). */
+/* Events that never became records so far (sum over CPUs), per enum
+ * fsaio_drop cause in drops[]; returns their sum. */
+uint64_t tracer_drops(struct tracer *t, uint64_t drops[FSAIO_DROP__COUNT]);
+/* The sum alone. */
 uint64_t tracer_lost(struct tracer *t);
 
 /* Detach and free everything.  Safe on NULL and after partial open. */

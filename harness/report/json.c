@@ -78,6 +78,22 @@ static bool shown(const char *mode, int inv)
 	return strcmp(mode, "trace") || inv == RUN_CHECK__COUNT + INV_TRACE_INTEGRITY;
 }
 
+/* lost_events by cause: BPF drops, seq gaps, checker out of memory */
+static json_object *json_losses(const struct checker_stats *s)
+{
+	json_object *o = json_object_new_object();
+	uint64_t gaps = s->lost;
+	int d;
+
+	for (d = 0; d < FSAIO_DROP__COUNT; d++) {
+		json_object_object_add(o, drop_name(d), json_u64(s->drops[d]));
+		gaps -= s->drops[d];
+	}
+	json_object_object_add(o, "seq_gap", json_u64(gaps));
+	json_object_object_add(o, "checker_oom", json_u64(s->oom));
+	return o;
+}
+
 static json_object *json_run(const struct run_result *r, const char *mode)
 {
 	const struct checker_stats *s = checker_stats(r->checker);
@@ -103,6 +119,7 @@ static json_object *json_run(const struct run_result *r, const char *mode)
 	json_object_object_add(o, "engines", json_engines(s));
 	json_object_object_add(o, "wait_sites", json_wait_sites(s));
 	json_object_object_add(o, "lost_events", json_u64(s->lost));
+	json_object_object_add(o, "lost_by_cause", json_losses(s));
 	json_object_object_add(o, "records", json_u64(s->records));
 	return o;
 }
@@ -165,6 +182,7 @@ int report_json_write(const char *path, const char *mode, const char *release,
 	json_object_object_add(root, "engines", json_engines(&sum));
 	json_object_object_add(root, "wait_sites", json_wait_sites(&sum));
 	json_object_object_add(root, "lost_events", json_u64(sum.lost));
+	json_object_object_add(root, "lost_by_cause", json_losses(&sum));
 	json_object_object_add(root, "runs", arr);
 
 	if (json_object_to_file_ext(path, root, JSON_C_TO_STRING_PRETTY |

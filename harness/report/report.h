@@ -18,6 +18,8 @@ void report_ktap_run(FILE *f, int index, const struct run_result *r);
 /* Human tables: engine counts and the wait-site x context table with
  * log2 latency histograms. */
 void report_text_stats(FILE *f, const struct checker_stats *s);
+/* " (ringbuf N, seq_gap M, ...)": the causes of loss, nothing without. */
+void report_text_losses(FILE *f, const struct checker_stats *s);
 
 /* The --json summary (schema in README "JSON summary").  mode is "check",
  * "trace" or "replay".  Returns 0 or -errno with a reason in err. */

@@ -32,6 +32,32 @@ static void hist_text(FILE *f, const struct wait_cell *c)
 	}
 }
 
+void report_text_losses(FILE *f, const struct checker_stats *s)
+{
+	uint64_t gaps = s->lost;
+	const char *sep = " (";
+	int d;
+
+	if (!s->lost && !s->oom)
+		return;
+	for (d = 0; d < FSAIO_DROP__COUNT; d++) {
+		gaps -= s->drops[d];
+		if (s->drops[d]) {
+			fprintf(f, "%s%s %" PRIu64, sep, drop_name(d), s->drops[d]);
+			sep = ", ";
+		}
+	}
+	if (gaps) {
+		fprintf(f, "%sseq_gap %" PRIu64, sep, gaps);
+		sep = ", ";
+	}
+	if (s->oom) {
+		fprintf(f, "%schecker_oom %" PRIu64, sep, s->oom);
+		sep = ", ";
+	}
+	fputc(')', f);
+}
+
 void report_text_stats(FILE *f, const struct checker_stats *s)
 {
 	int e, site, ctx;
@@ -63,6 +89,7 @@ void report_text_stats(FILE *f, const struct checker_stats *s)
 				hist_text(f, c);
 		}
 	}
-	fprintf(f, "\nrecords %" PRIu64 ", lost %" PRIu64 ", malformed %" PRIu64 "\n",
-		s->records, s->lost, s->malformed);
+	fprintf(f, "\nrecords %" PRIu64 ", lost %" PRIu64, s->records, s->lost);
+	report_text_losses(f, s);
+	fprintf(f, ", malformed %" PRIu64 "\n", s->malformed);
 }

@@ -221,6 +221,18 @@ static inline void trace_end(struct checker *c, uint64_t lost)
 	synth_feed(c, &r);
 }
 
+/* A TRACE_END of today's tracer: n records dropped for one cause */
+static inline void trace_end_drops(struct checker *c, unsigned cause, uint64_t n)
+{
+	struct fsaio_record r = synth_rec(FSAIO_EV_TRACE_END, FSAIO_ENGINE_NONE, 0, 0);
+
+	synth_seq--;
+	r.seq = 0;
+	r.arg0 = n;
+	r.stack[cause] = n;
+	synth_feed(c, &r);
+}
+
 /* End the trace cleanly and evaluate. */
 static inline void synth_finish(struct checker *c)
 {

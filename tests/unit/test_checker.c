@@ -1269,6 +1269,72 @@ TEST_F(trace_ending, integrity)
 	EXPECT_EQ(variant->stats_lost, checker_stats(c)->lost);
 }
 
+/*
+ * Loss makes every per-request verdict inconclusive, pass or fail: the
+ * lost record may be the completion quiescence misses or the one that
+ * would have completed a request twice.  Each cause of loss, by name.
+ */
+FIXTURE_VARIANT(loss) {
+	unsigned cause;
+	uint64_t n;
+	bool complete;			/* the request completes in the trace */
+	const char *integrity;		/* trace_integrity detail */
+	const char *quiescence;		/* quiescence detail */
+};
+
+CHECKER_FIXTURE(loss, synth_cfg_all())
+
+FIXTURE_VARIANT_ADD(loss, ringbuf_hides_completion) {
+	.cause = FSAIO_DROP_RINGBUF, .n = 3,
+	.integrity = "3 records lost (3 ring buffer reserve failures, 0 missing from seq)",
+	.quiescence = "inconclusive: 3 records lost (3 ring buffer reserve failures, "
+		      "0 missing from seq); as traced: fail: 1 requests never completed",
+};
+
+FIXTURE_VARIANT_ADD(loss, user_read_after_pass) {
+	.cause = FSAIO_DROP_USER_READ, .n = 5, .complete = true,
+	.integrity = "5 unreadable user memory (iocb, io_event)",
+	.quiescence = "inconclusive: 5 records lost (0 ring buffer reserve failures, "
+		      "5 unreadable user memory (iocb, io_event), 0 missing from seq); as traced: pass",
+};
+
+FIXTURE_VARIANT_ADD(loss, batch_cut) {
+	.cause = FSAIO_DROP_BATCH_CUT, .n = 1000,
+	.integrity = "1000 beyond the per-call batch limit",
+	.quiescence = "as traced: fail",
+};
+
+FIXTURE_VARIANT_ADD(loss, map_full) {
+	.cause = FSAIO_DROP_MAP_FULL, .n = 1, .complete = true,
+	.integrity = "1 state map full",
+	.quiescence = "as traced: pass",
+};
+
+TEST_F(loss, per_request_checks_inconclusive)
+{
+	struct checker *c = self->c;
+	int i;
+
+	uring_submit(c, 7, UREQ);
+	if (variant->complete)
+		uring_complete(c, 7, UREQ, 4096);
+	trace_end_drops(c, variant->cause, variant->n);
+	checker_finish(c);
+	ASSERT_EQ(0, synth_rc);
+	EXPECT_EQ(variant->n, checker_stats(c)->lost);
+	EXPECT_VERDICT(c, VERDICT_ERROR, INV_TRACE_INTEGRITY);
+	EXPECT_TRUE(HAS(c, INV_TRACE_INTEGRITY, variant->integrity)) TH_LOG("%s", D(c, INV_TRACE_INTEGRITY));
+	EXPECT_VERDICT(c, VERDICT_ERROR, INV_QUIESCENCE);
+	EXPECT_TRUE(HAS(c, INV_QUIESCENCE, variant->quiescence)) TH_LOG("%s", D(c, INV_QUIESCENCE));
+	/* nothing passes or fails on a lossy trace; what was not observable
+	 * stays a SKIP (see_sleep: no io_uring sleeps, nothing to judge) */
+	for (i = 0; i < INV__COUNT; i++)
+		EXPECT_TRUE(INV(c, i)->verdict == VERDICT_ERROR ||
+			    INV(c, i)->verdict == VERDICT_SKIP)
+			TH_LOG("%s: %s", INV(c, i)->name, verdict_name(INV(c, i)->verdict));
+	EXPECT_VERDICT(c, VERDICT_ERROR, INV_EXACTLY_ONCE);
+}
+
 TEST_F(patched, seq_reordering_is_not_loss)
 {
 	struct checker *c = self->c;
