@@ -328,17 +328,21 @@ int BPF_PROG(fsaio_exit, struct task_struct *p)
 	traced = trace_current();
 	if (!traced)
 		return 0;
-	if (tid == tgid) {
-		r = rec_reserve(FSAIO_EV_PROC_EXIT, FSAIO_ENGINE_NONE);
-		if (r) {
-			/* wait(2) status: exit code << 8 | signal */
-			r->res = BPF_CORE_READ(p, exit_code);
-			rec_submit(r);
-		}
-	}
-	/* signal->live was decremented before the tracepoint */
+	/* The process is gone when its last thread exits, not its leader: a
+	 * main thread that returns through pthread_exit() leaves the others
+	 * submitting and reaping.  signal->live was decremented before the
+	 * tracepoint, so 0 here is the last thread. */
 	live = BPF_CORE_READ(p, signal, live.counter);
-	if (live == 0 && !trace_all)
+	if (live)
+		return 0;
+	r = rec_reserve(FSAIO_EV_PROC_EXIT, FSAIO_ENGINE_NONE);
+	if (r) {
+		/* wait(2) status: exit code << 8 | signal (the group's, as
+		 * exit_group() gives every thread its code) */
+		r->res = BPF_CORE_READ(p, exit_code);
+		rec_submit(r);
+	}
+	if (!trace_all)
 		bpf_map_delete_elem(&tracked_tgids, &tgid);
 	return 0;
 }

@@ -71,7 +71,8 @@ enum fsaio_event_type {
 	/* a watched workqueue function ran.  arg0 = work function address,
 	 * arg1 = 0 start / 1 end */
 	FSAIO_EV_WORKQUEUE = 12,
-	/* a traced process exited.  res = exit code */
+	/* a traced process exited: its last thread did (not just the
+	 * leader).  res = wait status */
 	FSAIO_EV_PROC_EXIT = 13,
 	/* written by the harness, never by BPF: end of trace.
 	 * arg0 = records dropped in BPF during the segment (all causes),
