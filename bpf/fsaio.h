@@ -15,6 +15,10 @@
 #include <linux/types.h>
 #endif
 
+#ifndef FSAIO_INLINE
+#define FSAIO_INLINE static inline __attribute__((always_inline))
+#endif
+
 #define FSAIO_RECORD_VERSION	2	/* 2: ring field, IO_DESTROY */
 #define FSAIO_STACK_DEPTH	16
 #define FSAIO_COMM_LEN		16
@@ -108,10 +112,23 @@ enum fsaio_wait_site {
 	FSAIO_SITE_WAIT_BIT_ACTION = 2,	/* bit_wait_io/bit_wait via __wait_on_bit* */
 	FSAIO_SITE_WRITEBACK = 3,	/* folio_wait_writeback, fdatawait */
 	FSAIO_SITE_JOURNAL = 4,		/* jbd2 commit / handle waits */
-	FSAIO_SITE_IO_OTHER = 5,	/* other io_schedule() users (blk, dio) */
+	FSAIO_SITE_IO_OTHER = 5,	/* other io_schedule() users (dio, bio waits) */
 	FSAIO_SITE_OTHER = 6,		/* mutexes, rwsems, anything else */
+	FSAIO_SITE_BLOCK = 7,		/* block layer: request tags, rq_qos, throttling */
 	FSAIO_SITE__COUNT,
 };
+
+/*
+ * The FSAIO property: the waits the design makes asynchronous (page and
+ * buffer bits, writeback, the journal commit of an O_SYNC write).  A
+ * submit that sleeps in one of them blocked; its other sleeps (block layer
+ * tags, other io_schedule users, locks) are counted and shown apart.
+ */
+FSAIO_INLINE int fsaio_site_is_fsaio_wait(unsigned site)
+{
+	return site == FSAIO_SITE_FOLIO_BIT || site == FSAIO_SITE_WAIT_BIT_ACTION ||
+	       site == FSAIO_SITE_WRITEBACK || site == FSAIO_SITE_JOURNAL;
+}
 
 /* In which context a sleep happened; decided in BPF at switch-out. */
 enum fsaio_context {
@@ -160,9 +177,6 @@ struct fsaio_record {
  * programs write them and the checker reads them only through these, so
  * a packing is defined once.
  */
-#ifndef FSAIO_INLINE
-#define FSAIO_INLINE static inline __attribute__((always_inline))
-#endif
 
 /* SUBMIT (libaio): arg2 = opcode | fd << 16 | index_in_batch << 32 */
 FSAIO_INLINE __u64 fsaio_submit_arg2(__u32 opcode, __u32 fd, __u32 index)

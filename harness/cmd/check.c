@@ -13,6 +13,7 @@
 #include "cmd/commands.h"
 #include "cmd/options.h"
 #include "common.h"
+#include "live/ksyms.h"
 #include "live/session.h"
 #include "report/report.h"
 #include "run/agreement.h"
@@ -221,6 +222,7 @@ int cmd_check(int argc, char **argv)
 	ret = session_open(&s, &topts, output_opts.record, args.cmd ? args.cmd[0] : "suite");
 	if (ret)
 		return ret;
+	report_set_symbolizer(ksyms_symbolize, (void *)tracer_ksyms(s.tracer));
 	if (need_scratch) {
 		fsaio_info("creating a %u MiB %s scratch filesystem on a loop device",
 			   SCRATCH_MB, args.fstype);
@@ -272,6 +274,7 @@ int cmd_check(int argc, char **argv)
 				  runs, nr, all);
 	run_results_free(runs, nr);
 	scratch_teardown(&scratch);
+	report_set_symbolizer(NULL, NULL);	/* the tracer's symbols go */
 	if (session_close(&s))
 		all = VERDICT_ERROR;	/* --record log incomplete */
 	if (ret)

@@ -12,6 +12,7 @@
 #include "common.h"
 #include "core/decode.h"
 #include "core/features.h"
+#include "live/ksyms.h"
 #include "report/report.h"
 
 static const char *replay_file;
@@ -50,6 +51,7 @@ int cmd_replay(int argc, char **argv)
 	enum verdict all = VERDICT_SKIP;
 	char err[512];
 	int nr = 0, i, ret;
+	struct ksyms *syms = NULL;
 	bool oom = false;
 	FILE *f;
 
@@ -67,6 +69,10 @@ int cmd_replay(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cfg = checker_config_for(h.features);
+	/* Stacks name functions only with the kernel that recorded them. */
+	if (!strcmp(h.release, kernel_release()))
+		syms = ksyms_load(err, sizeof(err));
+	report_set_symbolizer(ksyms_symbolize, syms);
 	/* One run per segment; TRACE_END closes a segment. */
 	for (;;) {
 		ret = fsaio_log_read(f, &rec, err, sizeof(err));
@@ -127,5 +133,7 @@ int cmd_replay(int argc, char **argv)
 		all = VERDICT_ERROR;
 	all = report_json(output_opts.json, "replay", h.release, h.features, runs, nr, all);
 	run_results_free(runs, nr);
+	report_set_symbolizer(NULL, NULL);
+	ksyms_free(syms);
 	return verdict_exit_code(all);
 }

@@ -11,6 +11,7 @@
 #include "cmd/commands.h"
 #include "cmd/options.h"
 #include "common.h"
+#include "live/ksyms.h"
 #include "live/session.h"
 #include "report/report.h"
 
@@ -141,6 +142,7 @@ int cmd_trace(int argc, char **argv)
 	ret = session_open(&s, &topts, output_opts.record, "trace");
 	if (ret)
 		return ret;
+	report_set_symbolizer(ksyms_symbolize, (void *)tracer_ksyms(s.tracer));
 	for (i = 0; i < targs.nr_pids; i++) {
 		ret = tracer_track_pid(s.tracer, targs.pids[i]);
 		if (ret) {
@@ -198,6 +200,7 @@ int cmd_trace(int argc, char **argv)
 			&run, 1, VERDICT_PASS) == VERDICT_ERROR)
 		ret = EXIT_ERROR;
 	checker_free(run.checker);
+	report_set_symbolizer(NULL, NULL);	/* the tracer's symbols go */
 	if (session_close(&s))
 		ret = EXIT_ERROR;	/* --record log incomplete */
 	return ret;

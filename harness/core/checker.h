@@ -59,6 +59,9 @@ struct wait_cell {
 	X(blocked_in_submit, "page/bit/writeback/journal sleeps inside this " \
 			     "engine's submit syscall")			\
 	X(blocked_ns, "their total duration")				\
+	X(other_sleeps_in_submit, "other D-state sleeps inside the submit "	\
+				  "syscall: block layer, io_other, locks")	\
+	X(other_sleep_ns, "their total duration")			\
 	X(retries, "armed retries (RETRY)")				\
 	X(wakes, "wake callbacks (WAKE)")				\
 	X(resumes, "resumptions (RESUME)")				\

@@ -8,6 +8,7 @@
 #define FSAIO_CORE_VERDICT_H
 
 #include <stdint.h>
+#include "bpf/fsaio.h"
 
 enum verdict {
 	VERDICT_PASS,
@@ -18,12 +19,25 @@ enum verdict {
 };
 
 /* One named check: an invariant of the checker or a check of the run. */
+/* A kernel stack behind a verdict (the offending sleeps), innermost first. */
+struct inv_stack {
+	uint8_t site;		/* enum fsaio_wait_site */
+	uint8_t ctx;		/* enum fsaio_context */
+	uint32_t pid;
+	uint64_t ns;
+	uint32_t nr;
+	uint64_t pc[FSAIO_STACK_DEPTH];
+};
+#define INV_MAX_STACKS 3
+
 struct invariant_result {
 	const char *name;	/* stable: "trace_integrity", "exactly_once", ... */
 	enum verdict verdict;
 	uint64_t observations;	/* how many things were checked */
 	char detail[512];	/* one line: counts, or the offending request id
 				 * and its event sequence on failure */
+	uint32_t nr_stacks;	/* the first offending sleeps, with stacks */
+	struct inv_stack stacks[INV_MAX_STACKS];
 };
 
 void invariant_set(struct invariant_result *ir, const char *name,

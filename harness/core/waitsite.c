@@ -59,11 +59,20 @@ static const struct site_pattern patterns[] = {
 	{ "__wait_on_buffer",		false,	FSAIO_SITE_WAIT_BIT_ACTION },
 	{ "__lock_buffer",		false,	FSAIO_SITE_WAIT_BIT_ACTION },
 
-	/* other io_schedule() users: block layer tags, QoS, bio waits */
+	/* block layer: waiting for a request tag, QoS or throttling budget */
+	{ "blk_mq_get_tag",		false,	FSAIO_SITE_BLOCK },
+	{ "__blk_mq_alloc_requests",	false,	FSAIO_SITE_BLOCK },
+	{ "blk_mq_alloc_request",	true,	FSAIO_SITE_BLOCK }, /* + _hctx */
+	{ "rq_qos_wait",		false,	FSAIO_SITE_BLOCK },
+	{ "wbt_wait",			false,	FSAIO_SITE_BLOCK },
+	{ "blk_throtl",			true,	FSAIO_SITE_BLOCK },
+	{ "__blk_throtl",		true,	FSAIO_SITE_BLOCK },
+	{ "bio_queue_enter",		false,	FSAIO_SITE_BLOCK },
+	{ "blk_queue_enter",		false,	FSAIO_SITE_BLOCK },
+
+	/* other io_schedule() users: bio and dio waits */
 	{ "io_schedule",		false,	FSAIO_SITE_IO_OTHER },
 	{ "io_schedule_timeout",	false,	FSAIO_SITE_IO_OTHER },
-	{ "blk_mq_get_tag",		false,	FSAIO_SITE_IO_OTHER },
-	{ "rq_qos_wait",		false,	FSAIO_SITE_IO_OTHER },
 	{ "submit_bio_wait",		false,	FSAIO_SITE_IO_OTHER },
 	{ "wait_for_completion_io",	true,	FSAIO_SITE_IO_OTHER }, /* + _timeout */
 };
@@ -72,10 +81,11 @@ static const struct site_pattern patterns[] = {
 static int rank(enum fsaio_wait_site s)
 {
 	switch (s) {
-	case FSAIO_SITE_JOURNAL:		return 6;
-	case FSAIO_SITE_WRITEBACK:		return 5;
-	case FSAIO_SITE_FOLIO_BIT:		return 4;
-	case FSAIO_SITE_WAIT_BIT_ACTION:	return 3;
+	case FSAIO_SITE_JOURNAL:		return 7;
+	case FSAIO_SITE_WRITEBACK:		return 6;
+	case FSAIO_SITE_FOLIO_BIT:		return 5;
+	case FSAIO_SITE_WAIT_BIT_ACTION:	return 4;
+	case FSAIO_SITE_BLOCK:			return 3;	/* above its io_schedule */
 	case FSAIO_SITE_IO_OTHER:		return 2;
 	case FSAIO_SITE_OTHER:			return 1;
 	default:				return 0;

@@ -141,6 +141,11 @@ uint64_t ksyms_addr(const struct ksyms *k, const char *name)
 	return 0;
 }
 
+const char *ksyms_symbolize(uint64_t addr, uint64_t *off, void *ksyms)
+{
+	return ksyms ? ksyms_name(ksyms, addr, off) : NULL;
+}
+
 size_t ksyms_count(const struct ksyms *k)
 {
 	return k ? k->nr : 0;

@@ -21,6 +21,10 @@ const char *ksyms_name(const struct ksyms *k, uint64_t addr, uint64_t *off);
 /* Address of a symbol by exact name, 0 if absent. */
 uint64_t ksyms_addr(const struct ksyms *k, const char *name);
 
+/* ksyms_name() with the table as an opaque pointer: a symbolizer callback
+ * (report_set_symbolizer). */
+const char *ksyms_symbolize(uint64_t addr, uint64_t *off, void *ksyms);
+
 size_t ksyms_count(const struct ksyms *k);
 void ksyms_free(struct ksyms *k);
 

@@ -600,6 +600,11 @@ cleanup:
 	return ret < 0 ? ret : -EINVAL;
 }
 
+const struct ksyms *tracer_ksyms(const struct tracer *t)
+{
+	return t ? t->ksyms : NULL;
+}
+
 uint32_t tracer_features(const struct tracer *t)
 {
 	return t ? t->feat : 0;

@@ -48,6 +48,10 @@ uint64_t tracer_drops(struct tracer *t, uint64_t drops[FSAIO_DROP__COUNT]);
 /* The sum alone. */
 uint64_t tracer_lost(struct tracer *t);
 
+/* The kernel symbols the tracer loaded (NULL if /proc/kallsyms was
+ * unreadable); valid until tracer_close(). */
+const struct ksyms *tracer_ksyms(const struct tracer *t);
+
 /* Detach and free everything.  Safe on NULL and after partial open. */
 void tracer_close(struct tracer *t);
 

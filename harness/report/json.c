@@ -21,6 +21,27 @@ static json_object *json_invariant(const struct invariant_result *ir)
 			       json_object_new_string(verdict_name(ir->verdict)));
 	json_object_object_add(o, "observations", json_u64(ir->observations));
 	json_object_object_add(o, "detail", json_object_new_string(ir->detail));
+	if (ir->nr_stacks) {
+		json_object *arr = json_object_new_array();
+		char buf[1024];
+		uint32_t i;
+
+		for (i = 0; i < ir->nr_stacks; i++) {
+			const struct inv_stack *k = &ir->stacks[i];
+			json_object *s = json_object_new_object();
+
+			json_object_object_add(s, "pid", json_object_new_int64(k->pid));
+			json_object_object_add(s, "site",
+					       json_object_new_string(wait_site_name(k->site)));
+			json_object_object_add(s, "context",
+					       json_object_new_string(context_name(k->ctx)));
+			json_object_object_add(s, "ns", json_u64(k->ns));
+			json_object_object_add(s, "stack", json_object_new_string(
+				report_stack_text(k, buf, sizeof(buf))));
+			json_object_array_add(arr, s);
+		}
+		json_object_object_add(o, "stacks", arr);
+	}
 	return o;
 }
 

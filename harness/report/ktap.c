@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* KTAP: one subtest per run, one line per check (kselftest, kunit.py parse). */
+#include <inttypes.h>
 #include "report/report.h"
 
 static void ktap_line(FILE *f, const char *indent, int n,
@@ -28,6 +29,18 @@ static void ktap_line(FILE *f, const char *indent, int n,
 			ir->verdict == VERDICT_ERROR ? "ERROR: " : "", ir->detail);
 	else if (ir->verdict == VERDICT_PASS && ir->detail[0])
 		fprintf(f, "%s# %s: %s\n", indent, ir->name, ir->detail);
+	/* Where the offending sleeps waited: a reader can tell a page wait
+	 * from a request tag without rerunning anything. */
+	if (ir->verdict == VERDICT_FAIL || ir->verdict == VERDICT_ERROR) {
+		char buf[1024];
+		uint32_t i;
+
+		for (i = 0; i < ir->nr_stacks; i++)
+			fprintf(f, "%s# stack: pid %u, %s, %.3f ms: %s\n", indent,
+				ir->stacks[i].pid, wait_site_name(ir->stacks[i].site),
+				ir->stacks[i].ns / 1e6,
+				report_stack_text(&ir->stacks[i], buf, sizeof(buf)));
+	}
 	fprintf(f, "%s%s %d %s%s%s%s\n", indent, ok, n, ir->name, directive,
 		directive[0] && ir->detail[0] ? " " : "",
 		directive[0] ? ir->detail : "");

@@ -11,6 +11,18 @@
 #include <stdio.h>
 #include "core/checker.h"
 
+/*
+ * Kernel stacks in reports are symbolized by whoever knows the kernel (the
+ * live tracer's kallsyms, or replay's when the log is from this boot):
+ * fn(pc, ctx) gives the symbol containing pc and *off, or NULL; unset,
+ * frames print as addresses.
+ */
+typedef const char *(*report_symbolize_fn)(uint64_t pc, uint64_t *off, void *ctx);
+void report_set_symbolizer(report_symbolize_fn fn, void *ctx);
+/* "folio_wait_bit_common+0x1c <- filemap_read+0x2f0 <- ...": the frames
+ * of k, scheduler frames left out, into buf. */
+const char *report_stack_text(const struct inv_stack *k, char *buf, size_t len);
+
 /* KTAP: "KTAP version 1" + plan, then one subtest per run. */
 void report_ktap_header(FILE *f, int nr_runs);
 void report_ktap_run(FILE *f, int index, const struct run_result *r);

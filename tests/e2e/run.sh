@@ -125,7 +125,7 @@ fio_cold_reads() {	# engine json_out
 
 t_fio_libaio_cold_exact() {
 	need_root
-	local out rc ios sub comp blocked
+	local out rc ios sub comp blocked st
 	out=$($FSAIO check --json "$WORK/la.json" -- \
 	      bash -c "$(declare -f fio_cold_reads); WORK=$WORK fio_cold_reads libaio $WORK/fio-la.json" 2>&1); rc=$?
 	echo "$out" | grep -E '^ *(not ok|ok [0-9]+ nonblocking|# nonblocking)' | head -5
@@ -140,6 +140,11 @@ t_fio_libaio_cold_exact() {
 	if ! jqv "$WORK/la.json" '.kernel.features.fsaio_tracepoints' >/dev/null; then
 		[[ $blocked -gt 0 ]] || fail "stock kernel but no blocking seen in io_submit"
 		jqv "$WORK/la.json" '.invariants[] | select(.name=="nonblocking_submit_libaio") | select(.verdict=="xfail") | .detail' || fail "not XFAIL"
+		# ... each with where it waited: a page wait under io_submit,
+		# symbolized, the tracer's and the scheduler's frames left out
+		st=$(jqv "$WORK/la.json" '[.runs[0].invariants[] | select(.name=="nonblocking_submit_libaio") | .stacks[] | select(.site=="folio_bit")][0].stack')
+		echo "# stack: $st"
+		[[ $st == folio_wait_bit_common+0x* && $st == *"<- io_submit_one+0x"* ]] || fail "stack: '$st'"
 	fi
 }
 TESTS+=(t_fio_libaio_cold_exact)

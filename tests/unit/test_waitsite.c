@@ -57,8 +57,10 @@ static const struct expect singles[] = {
 	{ "__wait_on_buffer",			FSAIO_SITE_WAIT_BIT_ACTION },
 	{ "io_schedule",			FSAIO_SITE_IO_OTHER },
 	{ "io_schedule_timeout",		FSAIO_SITE_IO_OTHER },
-	{ "blk_mq_get_tag",			FSAIO_SITE_IO_OTHER },
-	{ "rq_qos_wait",			FSAIO_SITE_IO_OTHER },
+	{ "blk_mq_get_tag",			FSAIO_SITE_BLOCK },
+	{ "rq_qos_wait",			FSAIO_SITE_BLOCK },
+	{ "wbt_wait",				FSAIO_SITE_BLOCK },
+	{ "blk_throtl_bio",			FSAIO_SITE_BLOCK },
 	{ "mutex_lock",				FSAIO_SITE_OTHER },
 	{ "rwsem_down_read_slowpath",		FSAIO_SITE_OTHER },
 	/* near misses must not match */
@@ -170,7 +172,7 @@ FIXTURE_VARIANT_ADD(stack, block_layer_tag) {
 		"__schedule", "schedule", "io_schedule", "blk_mq_get_tag",
 		"__blk_mq_alloc_requests", "blk_mq_submit_bio", "submit_bio_noacct",
 	},
-	.site = FSAIO_SITE_IO_OTHER,
+	.site = FSAIO_SITE_BLOCK,
 };
 
 FIXTURE_VARIANT_ADD(stack, plain_io_schedule) {
