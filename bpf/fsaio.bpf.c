@@ -649,6 +649,56 @@ int fsaio_uring_submit_req(struct trace_event_raw_io_uring_submit_req *ctx)
 	r->user_data = ctx->user_data;
 	r->arg0 = ctx->opcode;
 	r->arg1 = ctx->flags;
+	r->ring = (__u64)ctx->ctx;
+	rec_submit(r);
+	return 0;
+}
+
+/* An SQE that fails at init (bad opcode, flags, buffer, fd) never reaches
+ * io_uring_submit_req but still completes with its error: it is a request
+ * of its own (on a req struct that may just have been recycled). */
+SEC("tracepoint/io_uring/io_uring_req_failed")
+int fsaio_uring_req_failed(struct trace_event_raw_io_uring_req_failed *ctx)
+{
+	struct fsaio_record *r;
+	__u64 req;
+
+	if (!trace_current())
+		return 0;
+	ring_track((__u64)ctx->ctx);
+	req = (__u64)ctx->req;
+	bpf_map_delete_elem(&armed, &req);
+	r = rec_reserve(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING);
+	if (!r)
+		return 0;
+	r->flags = FSAIO_F_FAILED_INIT;
+	r->req = req;
+	r->user_data = ctx->user_data;
+	r->res = ctx->error;
+	r->arg0 = ctx->opcode;
+	r->arg1 = ctx->flags;
+	r->ring = (__u64)ctx->ctx;
+	rec_submit(r);
+	return 0;
+}
+
+/* A completion that did not fit the CQ: io_uring_complete does not fire
+ * for it, this does, without the req (ring + user_data name it). */
+SEC("tracepoint/io_uring/io_uring_cqe_overflow")
+int fsaio_uring_cqe_overflow(struct trace_event_raw_io_uring_cqe_overflow *ctx)
+{
+	struct fsaio_record *r;
+
+	if (!trace_ring_event((__u64)ctx->ctx))
+		return 0;
+	r = rec_reserve(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING);
+	if (!r)
+		return 0;
+	r->flags = FSAIO_F_OVERFLOW | (ctx->ocqe ? 0 : FSAIO_F_DROPPED);
+	r->user_data = ctx->user_data;
+	r->res = ctx->res;
+	r->arg0 = ctx->cflags;
+	r->ring = (__u64)ctx->ctx;
 	rec_submit(r);
 	return 0;
 }

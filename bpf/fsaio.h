@@ -42,7 +42,9 @@ enum fsaio_event_type {
 	 *           arg2 = opcode | fd << 16 | index_in_batch << 32,
 	 *           res = batch id (per-thread io_submit call counter),
 	 *           ring = the aio_context_t it was submitted to
-	 * io_uring: user_data = sqe user_data, arg0 = opcode, arg1 = req flags */
+	 * io_uring: user_data = sqe user_data, arg0 = opcode, arg1 = req flags,
+	 *           ring = the struct io_ring_ctx; FSAIO_F_FAILED_INIT: from
+	 *           io_uring_req_failed, res = the error */
 	FSAIO_EV_SUBMIT = 1,
 	/* submit syscall returned.  res = syscall return value,
 	 * arg0 = nr asked, arg1 = duration of the syscall in ns,
@@ -59,7 +61,8 @@ enum fsaio_event_type {
 	FSAIO_EV_RESUME = 5,
 	/* request fell back to a blocking worker (io-wq punt, aio punt) */
 	FSAIO_EV_PUNT = 6,
-	/* kernel posted the completion.  res = result */
+	/* kernel posted the completion.  res = result, io_uring: arg0 = cflags;
+	 * FSAIO_F_OVERFLOW (req 0, ring and user_data name the request) */
 	FSAIO_EV_COMPLETE = 7,
 	/* user space reaped the completion (io_getevents).  res = result */
 	FSAIO_EV_REAP = 8,
@@ -146,6 +149,14 @@ enum fsaio_context {
 /* record.flags */
 #define FSAIO_F_ASYNC		0x01	/* WAIT_BIT: async entry */
 #define FSAIO_F_INFERRED	0x02	/* derived by the harness, not traced */
+#define FSAIO_F_FAILED_INIT	0x04	/* io_uring SUBMIT: the SQE failed at init
+					 * (io_uring_req_failed): no submit_req
+					 * event, res = the error it completes with */
+#define FSAIO_F_OVERFLOW	0x08	/* io_uring COMPLETE: the CQ was full; the
+					 * CQE went to the overflow list
+					 * (io_uring_cqe_overflow, no req) */
+#define FSAIO_F_DROPPED		0x10	/* with OVERFLOW: no memory for the
+					 * overflow entry: the kernel dropped the CQE */
 
 struct fsaio_record {
 	__u16 version;		/* FSAIO_RECORD_VERSION */

@@ -125,7 +125,8 @@ enum rstate { R_IDLE, R_ARMED, R_WOKEN };
 struct lc {
 	uint64_t req;
 	uint64_t born;		/* st.records at SUBMIT: orders against PROC_EXIT/IO_DESTROY */
-	uint64_t ring;		/* libaio: aio_context_t of the SUBMIT */
+	uint64_t ring;		/* aio_context_t / struct io_ring_ctx of the SUBMIT */
+	uint64_t user_data;	/* of the SUBMIT: names an overflowed io_uring CQE */
 	uint32_t tgid;
 	uint32_t pid;		/* submitting thread */
 	int32_t batch;		/* libaio batch id */
@@ -688,6 +689,9 @@ static void on_submit(struct checker *c, const struct fsaio_record *r)
 		return;
 	lc_reset(c, l, r);
 	l->ring = r->ring;
+	l->user_data = r->user_data;
+	if (r->flags & FSAIO_F_FAILED_INIT)
+		c->st.engine[l->engine].failed_init++;
 	lc_push(l, FSAIO_EV_SUBMIT, 0);
 	c->st.engine[l->engine].submitted++;
 	c->lifecycles++;
@@ -754,12 +758,52 @@ static bool completion_orphan(struct checker *c, struct lc *l,
 /* io_uring_complete cflags, carried in COMPLETE.arg0 by the tracer */
 #define CQE_F_MORE	(1u << 1)	/* IORING_CQE_F_MORE: multishot, more to come */
 
+static void complete_lc(struct checker *c, struct lc *l, const struct fsaio_record *r);
+
+/*
+ * A CQE that did not fit the CQ: traced without its req, named by ring and
+ * user_data.  Requests are keyed by req pointer, and io_uring recycles a
+ * small set of them, so a scan for the in-flight one is short.  Equal
+ * user_data in flight on one ring are interchangeable for the counts.
+ */
+static void on_overflow(struct checker *c, const struct fsaio_record *r)
+{
+	struct engine_stats *es = &c->st.engine[FSAIO_ENGINE_IO_URING];
+	uint32_t i;
+
+	es->cq_overflow++;
+	if (r->flags & FSAIO_F_DROPPED)
+		es->cq_dropped++;
+	if (r->arg0 & CQE_F_MORE)
+		return;		/* a multishot request's intermediate CQE */
+	for (i = 0; i < c->nr_lcs; i++) {
+		struct lc *l = &c->lcs[i];
+
+		if (l->engine == FSAIO_ENGINE_IO_URING && l->ring == r->ring &&
+		    l->user_data == r->user_data && lc_inflight(l)) {
+			complete_lc(c, l, r);
+			return;
+		}
+	}
+	c->unmatched_uring++;
+}
+
 static void on_complete(struct checker *c, const struct fsaio_record *r)
 {
-	struct lc *l = lc_find(c, r, false);
+	struct lc *l;
 
+	if (r->flags & FSAIO_F_OVERFLOW) {
+		on_overflow(c, r);
+		return;
+	}
+	l = lc_find(c, r, false);
 	if (completion_orphan(c, l, r))
 		return;
+	complete_lc(c, l, r);
+}
+
+static void complete_lc(struct checker *c, struct lc *l, const struct fsaio_record *r)
+{
 	lc_push(l, FSAIO_EV_COMPLETE, r->res);
 	/* A multishot request's intermediate CQEs do not end it. */
 	if (l->engine == FSAIO_ENGINE_IO_URING && (r->arg0 & CQE_F_MORE) &&
@@ -1187,7 +1231,8 @@ static void settle_abandoned(struct checker *c)
 static void finish_exactly_once(struct checker *c)
 {
 	struct invariant_result *ir = &c->res[INV_EXACTLY_ONCE];
-	char extra[200] = "";
+	const struct engine_stats *uring = &c->st.engine[FSAIO_ENGINE_IO_URING];
+	char extra[360] = "";
 	size_t o = 0;
 
 	if (c->abandoned[AB_DESTROY] || c->abandoned[AB_EXIT])
@@ -1196,8 +1241,15 @@ static void finish_exactly_once(struct checker *c)
 			      c->abandoned[AB_DESTROY] + c->abandoned[AB_EXIT],
 			      c->abandoned[AB_DESTROY], c->abandoned[AB_EXIT]);
 	if (c->unmatched_uring && o < sizeof(extra))
-		snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64
-			 " io_uring completions of unsubmitted requests", c->unmatched_uring);
+		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64
+			      " io_uring completions of unsubmitted requests", c->unmatched_uring);
+	if (uring->failed_init && o < sizeof(extra))
+		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64
+			      " SQEs failed at init (requests of their own)", uring->failed_init);
+	if (uring->cq_overflow && o < sizeof(extra))
+		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " CQEs overflowed the CQ (%"
+			      PRIu64 " dropped by the kernel: never delivered)",
+			      uring->cq_overflow, uring->cq_dropped);
 	if (c->eonce.count)
 		set_result(ir, VERDICT_FAIL, c->lifecycles, "%" PRIu64 " violations; first: %s",
 			   c->eonce.count, c->eonce.first);

@@ -68,7 +68,13 @@ struct wait_cell {
 	X(punts, "falls back to a blocking worker (PUNT)")		\
 	X(submit_calls, "submit syscalls seen (SUBMIT_DONE)")		\
 	X(submit_ns, "total time inside them")				\
-	X(errors, "completions with res < 0")
+	X(errors, "completions with res < 0")				\
+	X(failed_init, "io_uring SQEs that failed at init "		\
+		       "(io_uring_req_failed): requests of their own")	\
+	X(cq_overflow, "io_uring completions that did not fit the CQ "	\
+		       "(overflow list, delivered later)")		\
+	X(cq_dropped, "of those, dropped by the kernel (no memory for "	\
+		      "the overflow entry): never delivered")
 
 struct engine_stats {
 #define X(field, what) uint64_t field;

@@ -139,11 +139,42 @@ static inline void aio_batch(struct checker *c, uint32_t tgid, uint64_t base,
 	aio_batch_in(c, tgid, SYNTH_RING, base, batch, n);
 }
 
+#define SYNTH_URING_RING	0xffff888007770000ull	/* the struct io_ring_ctx */
+
 static inline void uring_submit(struct checker *c, uint32_t tgid, uint64_t req)
 {
 	struct fsaio_record r = synth_rec(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING, tgid, req);
 
 	r.user_data = req >> 4;
+	r.ring = SYNTH_URING_RING;
+	synth_feed(c, &r);
+}
+
+/* io_uring_req_failed: the SQE failed at init (user_data = req >> 4 too) */
+static inline void uring_failed_init(struct checker *c, uint32_t tgid, uint64_t req,
+				     int32_t err)
+{
+	struct fsaio_record r = synth_rec(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING, tgid, req);
+
+	r.flags = FSAIO_F_FAILED_INIT;
+	r.user_data = req >> 4;
+	r.res = err;
+	r.ring = SYNTH_URING_RING;
+	synth_feed(c, &r);
+}
+
+/* io_uring_cqe_overflow: no req; the CQE of the request with this
+ * user_data went to the overflow list (or was dropped) */
+static inline void uring_overflow(struct checker *c, uint64_t user_data, int32_t res,
+				  bool dropped, uint32_t cflags)
+{
+	struct fsaio_record r = synth_rec(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 0, 0);
+
+	r.flags = FSAIO_F_OVERFLOW | (dropped ? FSAIO_F_DROPPED : 0);
+	r.user_data = user_data;
+	r.res = res;
+	r.arg0 = cflags;
+	r.ring = SYNTH_URING_RING;
 	synth_feed(c, &r);
 }
 

@@ -749,6 +749,95 @@ TEST_F(libaio_resume, resume_context)
 	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
 }
 
+/* ---------- io_uring: early failures, recycling, CQ overflow ---------- */
+
+/*
+ * A request completes, its struct is recycled for an SQE that fails at
+ * init (io_uring_req_failed, no submit_req) and completes with -EINVAL on
+ * the same pointer: two requests, each completed once, not one completed
+ * twice.
+ */
+TEST_F(patched, io_uring_failed_init_on_recycled_req_is_a_new_request)
+{
+	struct checker *c = self->c;
+
+	uring_submit(c, 7, UREQ);
+	ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING, 7, UREQ);
+	uring_complete(c, 7, UREQ, 0);
+	uring_failed_init(c, 7, UREQ, -22);
+	uring_complete(c, 7, UREQ, -22);
+	uring_failed_init(c, 7, UREQ, -14);
+	uring_complete(c, 7, UREQ, -14);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "3 requests (0 libaio, 3 io_uring), none completed twice");
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "2 SQEs failed at init");
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(3, URING(c)->submitted);
+	EXPECT_EQ(3, URING(c)->completed);
+	EXPECT_EQ(2, URING(c)->failed_init);
+	EXPECT_EQ(2, URING(c)->errors);
+}
+
+/* ... but a request that really completes twice still fails */
+TEST_F(patched, io_uring_failed_init_does_not_hide_a_double_completion)
+{
+	struct checker *c = self->c;
+
+	uring_failed_init(c, 7, UREQ, -22);
+	uring_complete(c, 7, UREQ, -22);
+	uring_complete(c, 7, UREQ, -22);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "completed twice");
+}
+
+/*
+ * A 4-entry CQ and 8 requests: 4 CQEs fit, 4 overflow (io_uring_complete
+ * does not fire for them; io_uring_cqe_overflow does, without req), one of
+ * which the kernel drops for want of memory; a multishot request's
+ * intermediate CQE overflows too.  Every request completed exactly once,
+ * none in flight; the overflow is the kernel's report, counted and said.
+ */
+TEST_F(patched, io_uring_cq_overflow_completes_requests)
+{
+	struct checker *c = self->c;
+	uint64_t req;
+
+	for (req = UREQ; req < UREQ + 8 * 0x100; req += 0x100)
+		uring_submit(c, 7, req);
+	uring_submit(c, 7, UREQ + 0x10000);		/* multishot */
+	for (req = UREQ; req < UREQ + 4 * 0x100; req += 0x100)
+		uring_complete(c, 7, req, 0);
+	for (; req < UREQ + 8 * 0x100; req += 0x100)
+		uring_overflow(c, req >> 4, 0, req == UREQ + 7 * 0x100, 0);
+	uring_overflow(c, (UREQ + 0x10000) >> 4, 1, false, 1u << 1 /* F_MORE */);
+	uring_complete(c, 7, UREQ + 0x10000, -125);	/* cancelled: its last CQE */
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "5 CQEs overflowed the CQ (1 dropped by the kernel");
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(9, URING(c)->submitted);
+	EXPECT_EQ(9, URING(c)->completed);
+	EXPECT_EQ(5, URING(c)->cq_overflow);
+	EXPECT_EQ(1, URING(c)->cq_dropped);
+}
+
+/* An overflowed CQE of nothing in flight is counted, as other unknown
+ * io_uring completions are: never matched to a finished request. */
+TEST_F(patched, io_uring_overflow_of_unknown_request_is_counted)
+{
+	struct checker *c = self->c;
+
+	uring_submit(c, 7, UREQ);
+	uring_complete(c, 7, UREQ, 0);
+	uring_overflow(c, UREQ >> 4, 0, false, 0);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "1 io_uring completions of unsubmitted requests");
+	EXPECT_EQ(1, URING(c)->completed);
+}
+
 /* ---------- nonblocking_submit ---------- */
 
 TEST_F(patched, io_uring_blocking_in_submit_fails)
