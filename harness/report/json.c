@@ -194,7 +194,7 @@ int report_json_write(const char *path, const char *mode, const char *release,
 	}
 
 	json_object_object_add(root, "fsaio_version", json_object_new_string(FSAIO_VERSION));
-	json_object_object_add(root, "schema", json_object_new_int(1));
+	json_object_object_add(root, "schema", json_object_new_int(REPORT_JSON_SCHEMA));
 	json_object_object_add(root, "mode", json_object_new_string(mode));
 	json_object_object_add(root, "kernel", kernel);
 	json_object_object_add(root, "verdict",

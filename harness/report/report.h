@@ -33,6 +33,11 @@ void report_text_stats(FILE *f, const struct checker_stats *s);
 /* " (ringbuf N, seq_gap M, ...)": the causes of loss, nothing without. */
 void report_text_losses(FILE *f, const struct checker_stats *s);
 
+/* Version of the --json summary.  2: lost_by_cause, invariants' stacks[],
+ * engines.*.other_sleeps_in_submit/other_sleep_ns/failed_init/cq_overflow/
+ * cq_dropped, kernel.features.libaio_async (1 had none of them). */
+#define REPORT_JSON_SCHEMA	2
+
 /* The --json summary (schema in README "JSON summary").  mode is "check",
  * "trace" or "replay".  Returns 0 or -errno with a reason in err. */
 int report_json_write(const char *path, const char *mode, const char *release,

@@ -7,7 +7,7 @@
  *
  * A result set is either a benchmark result (schema "fsaio-bench/1":
  * bench.json or one part of it, see ci/README.md) or an `fsaio check` /
- * `fsaio trace` / `fsaio replay` --json file (schema 1).  Both are reduced to
+ * `fsaio trace` / `fsaio replay` --json file (schema 1 or 2).  Both are reduced to
  * a list of named figures: a value, a unit and, where the file records one,
  * the run-to-run noise of that value (its stddev, or the standard deviation
  * of its samples).  A check result has counters and verdicts, no noise.
@@ -20,11 +20,11 @@
 #include <json-c/json.h>
 #include "cmd/commands.h"
 #include "common.h"
+#include "report/report.h"	/* REPORT_JSON_SCHEMA */
 #include "results/stats.h"
 
 #define BENCH_SCHEMA_PREFIX	"fsaio-bench/"
 #define BENCH_SCHEMA_VERSION	1
-#define CHECK_SCHEMA_VERSION	1
 /* Differences beyond NOISE_K * (noise_A + noise_B) are significant. */
 #define NOISE_K			2.0
 
@@ -433,9 +433,10 @@ static int rs_load(struct resultset *rs, const char *path, char *err, size_t err
 
 		snprintf(rs->schema, sizeof(rs->schema), "fsaio %s schema %d",
 			 jstr(rs->root, "mode"), v);
-		if (v != CHECK_SCHEMA_VERSION) {
-			snprintf(err, errlen, "%s: %s is not supported; this fsaio reads schema %d",
-				 path, rs->schema, CHECK_SCHEMA_VERSION);
+		/* figures are flattened by name: every older schema reads too */
+		if (v < 1 || v > REPORT_JSON_SCHEMA) {
+			snprintf(err, errlen, "%s: %s is not supported; this fsaio reads schema 1 to %d",
+				 path, rs->schema, REPORT_JSON_SCHEMA);
 			return EXIT_USAGE;
 		}
 		rs->kind = RS_CHECK;
@@ -680,7 +681,7 @@ int cmd_compare(int argc, char **argv)
 		"Show two result sets side by side with the ratio B/A of every figure.\v"
 		"A and B are both benchmark results (bench.json or a part of it, schema\n"
 		"fsaio-bench/1, from `make bench`) or both `fsaio check`/`trace`/`replay`\n"
-		"--json files (schema 1).  Figures are matched by id.\n\n"
+		"--json files (schema 1 or 2).  Figures are matched by id.\n\n"
 		"Noise: a benchmark figure's noise is its recorded \"stddev\", else the\n"
 		"standard deviation of its \"samples\".  A difference is significant when\n"
 		"  |B - A| > 2 * (noise_A + noise_B)\n"
