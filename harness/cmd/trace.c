@@ -25,6 +25,7 @@ static struct trace_args {
 	const char *comm;
 	size_t ringbuf_mb;
 	bool no_fentry;
+	int stacks;		/* --stacks: top stacks per wait site, 0 = off */
 } targs = { .interval = 5 };
 
 static const struct argp_option trace_options[] = {
@@ -34,6 +35,8 @@ static const struct argp_option trace_options[] = {
 	{ "comm", 'c', "COMM", 0, "trace only tasks with this command name" },
 	{ "ringbuf-mb", 'b', "MB", 0, "ring buffer size in MiB (default 8)" },
 	{ "no-fentry", 'F', NULL, 0, "use tracepoints only, even where fentry loads" },
+	{ "stacks", 's', "N", OPTION_ARG_OPTIONAL,
+	  "print the N (default 5, at most 16) most frequent kernel stacks of each wait site" },
 	{},
 };
 
@@ -80,6 +83,11 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'F':
 		targs.no_fentry = true;
+		break;
+	case 's':
+		targs.stacks = arg ? parse_positive(state, "--stacks", arg, 16) : 5;
+		if (!targs.stacks)
+			argp_error(state, "--stacks wants 1 to 16");
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'; to trace a command use 'fsaio check -- CMD'", arg);
@@ -151,6 +159,7 @@ int cmd_trace(int argc, char **argv)
 			return EXIT_ERROR;
 		}
 	}
+	s.keep_stacks = targs.stacks > 0;
 	if (session_begin(&s)) {
 		session_close(&s);
 		return EXIT_ERROR;
@@ -185,6 +194,8 @@ int cmd_trace(int argc, char **argv)
 	st = checker_stats(run.checker);
 	printf("\n--- fsaio trace: %.1f s on %s ---\n", run.wall_seconds, kernel_release());
 	report_text_stats(stdout, st);
+	if (targs.stacks)
+		report_text_top_stacks(stdout, run.checker, targs.stacks);
 
 	/* Errors after the tables, never inside them (stderr is unbuffered). */
 	fflush(stdout);

@@ -223,6 +223,13 @@ struct checker {
 	size_t nr_mm_gone, cap_mm_gone;
 	struct sleep_sum blocked[FSAIO_ENGINE__COUNT];	/* FSAIO waits in submit */
 	struct sleep_sum other[FSAIO_ENGINE__COUNT];	/* other sleeps in submit */
+
+	/* cfg.keep_stacks: distinct sleep stacks, open addressing over
+	 * 2 * STACKS_MAX slots of index + 1 */
+	struct stack_count *stacks;
+	uint32_t nr_stacks;
+	uint32_t *stack_slot;
+	uint64_t stacks_untracked;
 };
 
 /* ---------- hashing ---------- */
@@ -1008,6 +1015,92 @@ static void sleep_note(struct sleep_sum *s, const struct fsaio_record *r)
 	memcpy(k->pc, r->stack, k->nr * sizeof(k->pc[0]));
 }
 
+static uint64_t stack_hash(const struct fsaio_record *r, uint32_t nr)
+{
+	uint64_t h = r->site * 31 + r->ctx;
+	uint32_t i;
+
+	for (i = 0; i < nr; i++)
+		h = hash64(h ^ r->stack[i]) * 0x9e3779b97f4a7c15ull + i;
+	return h;
+}
+
+static void stack_note(struct checker *c, const struct fsaio_record *r)
+{
+	uint32_t nr = r->nr_stack < FSAIO_STACK_DEPTH ? r->nr_stack : FSAIO_STACK_DEPTH;
+	const uint32_t mask = 2 * STACKS_MAX - 1;
+	struct stack_count *s;
+	uint32_t h, v;
+
+	if (!c->stack_slot) {
+		c->stack_slot = calloc(mask + 1, sizeof(*c->stack_slot));
+		c->stacks = calloc(STACKS_MAX, sizeof(*c->stacks));
+		if (!c->stack_slot || !c->stacks) {
+			free(c->stack_slot);
+			free(c->stacks);
+			c->stack_slot = NULL;
+			c->stacks = NULL;
+			c->stacks_untracked++;
+			return;
+		}
+	}
+	for (h = stack_hash(r, nr) & mask; (v = c->stack_slot[h]); h = (h + 1) & mask) {
+		s = &c->stacks[v - 1];
+		if (s->k.site == r->site && s->k.ctx == r->ctx && s->k.nr == nr &&
+		    !memcmp(s->k.pc, r->stack, nr * sizeof(s->k.pc[0])))
+			goto found;
+	}
+	if (c->nr_stacks == STACKS_MAX) {
+		c->stacks_untracked++;
+		return;
+	}
+	s = &c->stacks[c->nr_stacks++];
+	c->stack_slot[h] = c->nr_stacks;
+	s->k.site = r->site;
+	s->k.ctx = r->ctx;
+	s->k.pid = r->pid;
+	s->k.ns = r->arg0;
+	s->k.nr = nr;
+	memcpy(s->k.pc, r->stack, nr * sizeof(s->k.pc[0]));
+found:
+	s->count++;
+	s->total_ns += r->arg0;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct stack_count *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+int checker_top_stacks(const struct checker *c, enum fsaio_wait_site site,
+		       struct stack_count *out, int n)
+{
+	struct stack_count *all;
+	uint32_t i, m = 0;
+
+	if (!c->nr_stacks || n <= 0)
+		return 0;
+	all = malloc(c->nr_stacks * sizeof(*all));
+	if (!all)
+		return 0;
+	for (i = 0; i < c->nr_stacks; i++)
+		if (c->stacks[i].k.site == site)
+			all[m++] = c->stacks[i];
+	qsort(all, m, sizeof(*all), by_count);
+	if ((int)m > n)
+		m = n;
+	memcpy(out, all, m * sizeof(*out));
+	free(all);
+	return m;
+}
+
+uint64_t checker_stacks_untracked(const struct checker *c)
+{
+	return c->stacks_untracked;
+}
+
 static void on_sleep(struct checker *c, const struct fsaio_record *r)
 {
 	struct wait_cell *w = &c->st.waits[r->site][r->ctx];
@@ -1020,6 +1113,8 @@ static void on_sleep(struct checker *c, const struct fsaio_record *r)
 	if (ns > w->max_ns)
 		w->max_ns = ns;
 	w->hist[b < HIST_BUCKETS ? b : HIST_BUCKETS - 1]++;
+	if (c->cfg.keep_stacks)
+		stack_note(c, r);
 
 	if (r->ctx == FSAIO_CTX_SUBMIT_LIBAIO)
 		e = FSAIO_ENGINE_LIBAIO;
@@ -1568,6 +1663,8 @@ void checker_free(struct checker *c)
 	free(c->req_tab.slot);
 	free(c->marks);
 	free(c->mm_gone);
+	free(c->stacks);
+	free(c->stack_slot);
 	free(c);
 }
 

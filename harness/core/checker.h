@@ -23,6 +23,7 @@ struct checker_config {
 	bool libaio_submit_unseen; /* no syscalls:sys_enter_io_submit: libaio kernel
 				    * events of unknown requests are counted, not failed */
 	const char *skip_retry_reason;	/* why see_retry is false, for SKIP lines */
+	bool keep_stacks;	/* count sleeps per distinct stack (trace --stacks) */
 };
 
 enum invariant_id {
@@ -114,6 +115,21 @@ void checker_finish(struct checker *c);
 const struct invariant_result *checker_result(const struct checker *c,
 					      enum invariant_id id);
 const struct checker_stats *checker_stats(const struct checker *c);
+
+/* With cfg.keep_stacks: the distinct sleep stacks, counted.  At most
+ * STACKS_MAX are kept; sleeps of further stacks are counted in
+ * checker_stacks_untracked(). */
+#define STACKS_MAX 4096
+struct stack_count {
+	struct inv_stack k;	/* one sleep of it (pid, ns: the first) */
+	uint64_t count;
+	uint64_t total_ns;
+};
+/* The n most frequent stacks of one wait site, most frequent first, into
+ * out; returns how many. */
+int checker_top_stacks(const struct checker *c, enum fsaio_wait_site site,
+		       struct stack_count *out, int n);
+uint64_t checker_stacks_untracked(const struct checker *c);
 
 /* Add the statistics of one run to a sum (maxima stay maxima). */
 void checker_stats_add(struct checker_stats *sum, const struct checker_stats *s);

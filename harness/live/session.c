@@ -68,6 +68,8 @@ int session_begin(struct session *s)
 {
 	struct checker_config cfg = checker_config_for(s->features);
 
+	cfg.keep_stacks = s->keep_stacks;
+
 	s->checker = checker_new(&cfg);
 	if (!s->checker) {
 		fsaio_err("out of memory for the checker");

@@ -18,6 +18,7 @@ struct session {
 	struct checker *checker;	/* current segment */
 	uint64_t drops_base[FSAIO_DROP__COUNT];	/* tracer_drops() at segment start */
 	uint32_t features;	/* FEAT_* (core/features.h) */
+	bool keep_stacks;	/* checkers count sleeps per stack (trace --stacks) */
 };
 
 /* The segment's drops so far, all causes. */

@@ -30,6 +30,9 @@ void report_ktap_run(FILE *f, int index, const struct run_result *r);
 /* Human tables: engine counts and the wait-site x context table with
  * log2 latency histograms. */
 void report_text_stats(FILE *f, const struct checker_stats *s);
+/* Per wait site, the n most frequent sleep stacks (cfg.keep_stacks). */
+void report_text_top_stacks(FILE *f, const struct checker *c, int n);
+
 /* " (ringbuf N, seq_gap M, ...)": the causes of loss, nothing without. */
 void report_text_losses(FILE *f, const struct checker_stats *s);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Human tables: engine counts, wait sites by context, log2 histograms. */
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 #include "common.h"
 #include "report/report.h"
 
@@ -30,6 +32,65 @@ static void hist_text(FILE *f, const struct wait_cell *c)
 			from, unit[u], c->hist[i], bar,
 			"******************************");
 	}
+}
+
+struct stack_line {
+	char text[512];
+	enum fsaio_context ctx;
+	uint64_t count, ns;
+};
+
+static int by_line_count(const void *a, const void *b)
+{
+	const struct stack_line *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+/* Stacks are counted by their addresses; printed without the tracer's and
+ * the scheduler's frames, several become one line: merge them there. */
+void report_text_top_stacks(FILE *f, const struct checker *c, int n)
+{
+	struct stack_count *all = malloc(STACKS_MAX * sizeof(*all));
+	struct stack_line *lines = malloc(STACKS_MAX * sizeof(*lines));
+	int site, i, j, m, nl;
+
+	if (!all || !lines) {
+		free(all);
+		free(lines);
+		return;
+	}
+	for (site = 0; site < FSAIO_SITE__COUNT; site++) {
+		m = checker_top_stacks(c, site, all, STACKS_MAX);
+		for (i = 0, nl = 0; i < m; i++) {
+			char text[512];
+
+			report_stack_text(&all[i].k, text, sizeof(text));
+			for (j = 0; j < nl; j++)
+				if (lines[j].ctx == all[i].k.ctx && !strcmp(lines[j].text, text))
+					break;
+			if (j == nl) {
+				snprintf(lines[nl].text, sizeof(lines[nl].text), "%s", text);
+				lines[nl].ctx = all[i].k.ctx;
+				lines[nl].count = lines[nl].ns = 0;
+				nl++;
+			}
+			lines[j].count += all[i].count;
+			lines[j].ns += all[i].total_ns;
+		}
+		if (!nl)
+			continue;
+		qsort(lines, nl, sizeof(*lines), by_line_count);
+		fprintf(f, "\ntop stacks, wait site %s:\n", wait_site_name(site));
+		for (i = 0; i < nl && i < n; i++)
+			fprintf(f, "  %8" PRIu64 " sleeps %10.2f ms  %-16s %s\n", lines[i].count,
+				lines[i].ns / 1e6, context_name(lines[i].ctx), lines[i].text);
+	}
+	if (checker_stacks_untracked(c))
+		fprintf(f, "(%" PRIu64 " sleeps of further stacks not counted: more than %d distinct)\n",
+			checker_stacks_untracked(c), STACKS_MAX);
+	free(all);
+	free(lines);
 }
 
 void report_text_losses(FILE *f, const struct checker_stats *s)

@@ -329,6 +329,22 @@ t_trace_filters() {
 }
 TESTS+=(t_trace_filters)
 
+# fsaio trace --stacks: where a traced program slept, by stack.  On a stock
+# kernel io_submit sleeps in folio_wait_bit_common under io_submit_one.
+t_trace_stacks() {
+	need_root
+	local rc
+	mkdir -p "$WORK/s"
+	(sleep 2; .output/workloads/aio_read_batch -d "$WORK/s" >/dev/null) &
+	$FSAIO trace -d 5 -i 0 -c aio_read_batch --stacks=3 >"$WORK/stacks.out" 2>&1; rc=$?
+	wait
+	[[ $rc -eq $EXIT_PASS ]] || fail "trace --stacks rc=$rc: $(tail -3 "$WORK/stacks.out")"
+	grep -q '^top stacks, wait site folio_bit:' "$WORK/stacks.out" || fail "no folio_bit stacks: $(cat "$WORK/stacks.out")"
+	grep -Eq '^ +[0-9]+ sleeps .* submit_libaio +folio_wait_bit_common\+0x[0-9a-f]+ <- .*io_submit_one' "$WORK/stacks.out" ||
+		fail "no io_submit stack: $(grep -A3 'top stacks' "$WORK/stacks.out")"
+}
+TESTS+=(t_trace_stacks)
+
 # ci/vm/vm-run.sh's verdicts and cleanup with a fake QEMU (no kernel, ~7 s):
 # QEMU killed, guest panic, bad init, timeout, Ctrl-C are ERRORs with their
 # reason; pass/fail/skip/splat/no exit code/QEMU start failure; no QEMU

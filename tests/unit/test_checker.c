@@ -838,6 +838,59 @@ TEST_F(patched, io_uring_overflow_of_unknown_request_is_counted)
 	EXPECT_EQ(1, URING(c)->completed);
 }
 
+/* ---------- trace --stacks ---------- */
+
+static struct checker_config cfg_stacks(void)
+{
+	struct checker_config cfg = synth_cfg_all();
+
+	cfg.keep_stacks = true;
+	return cfg;
+}
+
+CHECKER_FIXTURE(stacks, cfg_stacks())
+
+/* Sleeps counted per distinct (site, context, stack), most frequent first */
+TEST_F(stacks, top_stacks_per_site)
+{
+	struct checker *c = self->c;
+	struct stack_count top[4];
+	struct fsaio_record r;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		r = synth_rec(FSAIO_EV_SLEEP, FSAIO_ENGINE_NONE, 9, 0);
+		r.ctx = FSAIO_CTX_SYNC_READ;
+		r.site = FSAIO_SITE_FOLIO_BIT;
+		r.arg0 = 1000;
+		r.nr_stack = 2;
+		r.stack[0] = 0xffffffff81000000ull;
+		r.stack[1] = i < 3 ? 0xffffffff81000100ull : 0xffffffff81000200ull;
+		synth_feed(c, &r);
+	}
+	ev_sleep(c, 9, FSAIO_CTX_KWORKER, FSAIO_SITE_JOURNAL, 5);
+	FINISH(c);
+	ASSERT_EQ(2, checker_top_stacks(c, FSAIO_SITE_FOLIO_BIT, top, 4));
+	EXPECT_EQ(3, top[0].count);
+	EXPECT_EQ(3000, top[0].total_ns);
+	EXPECT_EQ(0xffffffff81000100ull, top[0].k.pc[1]);
+	EXPECT_EQ(1, top[1].count);
+	EXPECT_EQ(1, checker_top_stacks(c, FSAIO_SITE_JOURNAL, top, 4));
+	EXPECT_EQ(0, checker_top_stacks(c, FSAIO_SITE_WRITEBACK, top, 4));
+	EXPECT_EQ(0, checker_stacks_untracked(c));
+}
+
+/* Off (fsaio check): nothing kept */
+TEST_F(patched, no_stacks_kept_unless_asked)
+{
+	struct checker *c = self->c;
+	struct stack_count top[1];
+
+	ev_sleep(c, 9, FSAIO_CTX_KWORKER, FSAIO_SITE_JOURNAL, 5);
+	FINISH(c);
+	EXPECT_EQ(0, checker_top_stacks(c, FSAIO_SITE_JOURNAL, top, 1));
+}
+
 /* ---------- nonblocking_submit ---------- */
 
 TEST_F(patched, io_uring_blocking_in_submit_fails)
