@@ -140,6 +140,7 @@ struct lc {
 	uint8_t head;		/* next slot in ev[]/val[] */
 	uint8_t ev[HIST_LEN];
 	uint8_t why;		/* AB_* once abandoned */
+	uint8_t opcode;		/* of the SUBMIT, < FSAIO_MAX_OPCODE */
 	int32_t val[HIST_LEN];
 };
 
@@ -573,6 +574,7 @@ static void batch_done(struct checker *c, const struct fsaio_record *r)
 		}
 		l->flags = LC_REJECTED;
 		c->st.engine[l->engine].submitted--;
+		c->st.by_opcode[l->engine][l->opcode]--;
 		c->lifecycles--;
 		c->rejected++;
 	}
@@ -701,6 +703,13 @@ static void on_submit(struct checker *c, const struct fsaio_record *r)
 		c->st.engine[l->engine].failed_init++;
 	lc_push(l, FSAIO_EV_SUBMIT, 0);
 	c->st.engine[l->engine].submitted++;
+	{
+		unsigned op = l->engine == FSAIO_ENGINE_LIBAIO ? fsaio_submit_opcode(r) :
+			      (unsigned)r->arg0;
+
+		l->opcode = op < FSAIO_MAX_OPCODE ? op : FSAIO_MAX_OPCODE - 1;
+		c->st.by_opcode[l->engine][l->opcode]++;
+	}
 	c->lifecycles++;
 	if (l->engine == FSAIO_ENGINE_LIBAIO)
 		batch_add(c, l, r);
@@ -1711,5 +1720,8 @@ void checker_stats_add(struct checker_stats *sum, const struct checker_stats *s)
 	for (e = 0; e < FSAIO_DROP__COUNT; e++)
 		sum->drops[e] += s->drops[e];
 	sum->oom += s->oom;
+	for (e = 0; e < FSAIO_ENGINE__COUNT; e++)
+		for (site = 0; site < FSAIO_MAX_OPCODE; site++)
+			sum->by_opcode[e][site] += s->by_opcode[e][site];
 	sum->malformed += s->malformed;
 }

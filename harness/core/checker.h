@@ -86,6 +86,9 @@ struct engine_stats {
 struct checker_stats {
 	struct engine_stats engine[FSAIO_ENGINE__COUNT];
 	struct wait_cell waits[FSAIO_SITE__COUNT][FSAIO_CTX__COUNT];
+	/* accepted requests by opcode (opcode_name); [FSAIO_MAX_OPCODE - 1]
+	 * holds every larger one */
+	uint64_t by_opcode[FSAIO_ENGINE__COUNT][FSAIO_MAX_OPCODE];
 	uint64_t records;	/* records fed */
 	uint64_t lost;		/* records dropped in BPF (all causes) + seq gaps */
 	uint64_t drops[FSAIO_DROP__COUNT];	/* of lost: dropped in BPF, by cause */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Names of the record enums; the order is that of bpf/fsaio.h. */
+#include <stddef.h>
 #include "core/names.h"
 
 #define NAME_OF(table, i, nr) ((unsigned)(i) < (nr) ? (table)[i] : "?")
@@ -34,6 +35,31 @@ const char *drop_name(enum fsaio_drop d)
 		"batch_cut", "map_full" };
 
 	return NAME_OF(n, d, FSAIO_DROP__COUNT);
+}
+
+const char *opcode_name(enum fsaio_engine e, unsigned op)
+{
+	/* include/uapi/linux/io_uring.h, enum io_uring_op (6.12) */
+	static const char *const uring[] = { "nop", "readv", "writev", "fsync",
+		"read_fixed", "write_fixed", "poll_add", "poll_remove",
+		"sync_file_range", "sendmsg", "recvmsg", "timeout", "timeout_remove",
+		"accept", "async_cancel", "link_timeout", "connect", "fallocate",
+		"openat", "close", "files_update", "statx", "read", "write", "fadvise",
+		"madvise", "send", "recv", "openat2", "epoll_ctl", "splice",
+		"provide_buffers", "remove_buffers", "tee", "shutdown", "renameat",
+		"unlinkat", "mkdirat", "symlinkat", "linkat", "msg_ring", "fsetxattr",
+		"setxattr", "fgetxattr", "getxattr", "socket", "uring_cmd", "send_zc",
+		"sendmsg_zc", "read_multishot", "waitid", "futex_wait", "futex_wake",
+		"futex_waitv", "fixed_fd_install", "ftruncate", "bind", "listen" };
+	/* include/uapi/linux/aio_abi.h, IOCB_CMD_* */
+	static const char *const aio[] = { "pread", "pwrite", "fsync", "fdsync",
+		NULL, "poll", "noop", "preadv", "pwritev" };
+
+	if (e == FSAIO_ENGINE_IO_URING)
+		return op < sizeof(uring) / sizeof(uring[0]) ? uring[op] : NULL;
+	if (e == FSAIO_ENGINE_LIBAIO)
+		return op < sizeof(aio) / sizeof(aio[0]) ? aio[op] : NULL;
+	return NULL;
 }
 
 const char *event_type_name(enum fsaio_event_type t)

@@ -45,6 +45,28 @@ static json_object *json_invariant(const struct invariant_result *ir)
 	return o;
 }
 
+/* {"read": 64, "nop": 3}: accepted requests per opcode, zeros left out */
+static json_object *json_opcodes(const struct checker_stats *s, int e)
+{
+	json_object *o = json_object_new_object();
+	char unknown[16];
+	int op;
+
+	for (op = 0; op < FSAIO_MAX_OPCODE; op++) {
+		const char *name = opcode_name(e, op);
+
+		if (!s->by_opcode[e][op])
+			continue;
+		if (!name || op == FSAIO_MAX_OPCODE - 1) {
+			snprintf(unknown, sizeof(unknown), "op%d%s", op,
+				 op == FSAIO_MAX_OPCODE - 1 ? "+" : "");
+			name = unknown;
+		}
+		json_object_object_add(o, name, json_u64(s->by_opcode[e][op]));
+	}
+	return o;
+}
+
 static json_object *json_engines(const struct checker_stats *s)
 {
 	json_object *engines = json_object_new_object();
@@ -57,6 +79,7 @@ static json_object *json_engines(const struct checker_stats *s)
 #define X(field, what) json_object_object_add(o, #field, json_u64(es->field));
 		FSAIO_ENGINE_STATS(X)
 #undef X
+		json_object_object_add(o, "by_opcode", json_opcodes(s, e));
 		json_object_object_add(engines, engine_name(e), o);
 	}
 	return engines;

@@ -821,6 +821,10 @@ TEST_F(patched, io_uring_cq_overflow_completes_requests)
 	EXPECT_EQ(9, URING(c)->completed);
 	EXPECT_EQ(5, URING(c)->cq_overflow);
 	EXPECT_EQ(1, URING(c)->cq_dropped);
+	EXPECT_EQ(9, checker_stats(c)->by_opcode[FSAIO_ENGINE_IO_URING][0]);	/* "nop" */
+	EXPECT_STREQ("nop", opcode_name(FSAIO_ENGINE_IO_URING, 0));
+	EXPECT_STREQ("read", opcode_name(FSAIO_ENGINE_IO_URING, 22));
+	EXPECT_STREQ("pwrite", opcode_name(FSAIO_ENGINE_LIBAIO, 1));
 }
 
 /* An overflowed CQE of nothing in flight is counted, as other unknown
