@@ -17,6 +17,7 @@
 #include "live/session.h"
 #include "report/report.h"
 #include "run/agreement.h"
+#include "run/cgroup.h"
 #include "run/child.h"
 #include "run/scratch.h"
 #include "run/workload.h"
@@ -156,6 +157,8 @@ static struct scratch scratch;
 
 static void cleanup_at_exit(void)
 {
+	/* Processes first: they may hold the scratch mount busy. */
+	run_cgroup_destroy_all();
 	scratch_teardown_all();
 }
 

@@ -5,6 +5,7 @@
  * (workload_agreement)?
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include "common.h"
@@ -114,26 +115,36 @@ void check_exit(struct run_result *r, const struct workload *w,
 {
 	struct invariant_result *ir = &r->run_checks[RUN_CHECK_EXIT];
 	const char *name = "workload_exit";
+	const char *s = c->killed == 1 ? "" : "es";
+	char left[96] = "";
 	int st = c->status;
 
+	/* What it left running is killed (run/child.h), and said. */
+	if (c->killed && !c->timed_out && !c->interrupted)
+		snprintf(left, sizeof(left), "; %d leftover process%s killed %d s after it exited",
+			 c->killed, s, LEFTOVER_GRACE_S);
 	r->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	if (c->timed_out)
 		invariant_set(ir, name, VERDICT_ERROR, 1,
-			  "workload hung: killed after %d s (--timeout)", timeout);
+			  "workload hung: killed after %d s (--timeout), %d process%s",
+			  timeout, c->killed, s);
+	else if (c->interrupted)
+		invariant_set(ir, name, VERDICT_ERROR, 1, "interrupted: %d process%s killed",
+			  c->killed, s);
 	else if (fsaio_interrupted)
 		invariant_set(ir, name, VERDICT_ERROR, 1, "interrupted");
 	else if (WIFSIGNALED(st))
-		invariant_set(ir, name, VERDICT_FAIL, 1, "workload killed by signal %d (%s)",
-			  WTERMSIG(st), strsignal(WTERMSIG(st)));
+		invariant_set(ir, name, VERDICT_FAIL, 1, "workload killed by signal %d (%s)%s",
+			  WTERMSIG(st), strsignal(WTERMSIG(st)), left);
 	else if (r->exit_status == EXIT_SKIP)
-		invariant_set(ir, name, VERDICT_SKIP, 1, "workload skipped itself");
+		invariant_set(ir, name, VERDICT_SKIP, 1, "workload skipped itself%s", left);
 	else if (r->exit_status)
 		invariant_set(ir, name, VERDICT_FAIL, 1,
-			  "workload exited with status %d (data or result check failed)",
-			  r->exit_status);
+			  "workload exited with status %d (data or result check failed)%s",
+			  r->exit_status, left);
 	else
-		invariant_set(ir, name, VERDICT_PASS, 1, "%s",
+		invariant_set(ir, name, VERDICT_PASS, 1, "%s%s",
 			  w->kind == WL_PROGRAM ? "exit 0, every byte read verified" :
 			  w->kind == WL_FIO ? "fio exit 0 (verify where the job asks)" :
-			  "exit 0");
+			  "exit 0", left);
 }

@@ -7,7 +7,8 @@
 #include "run/child.h"
 #include "run/workload.h"
 
-/* workload_exit: its exit status (timeout and interruption are ERROR). */
+/* workload_exit: its exit status (timeout and interruption are ERROR),
+ * and how many processes were killed at its end. */
 void check_exit(struct run_result *r, const struct workload *w,
 		const struct child *c, int timeout);
 /* workload_agreement: its submitted/completed/abandoned counts (and fio's

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Start, relay and reap the traced child (run/child.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -46,6 +47,62 @@ static void child_read(struct child *c)
 	fflush(stdout);
 }
 
+/*
+ * Live processes in process group pgid, from /proc: the census of the
+ * fallback without cgroup v2.
+ */
+static int pgrp_count(pid_t pgid)
+{
+	char path[64], buf[512], *s, state;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+	int n = 0, fd, pgrp;
+	ssize_t len;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		/* "pid (comm) state ppid pgrp ...": comm may hold spaces */
+		s = strrchr(buf, ')');
+		if (s && sscanf(s + 1, " %c %*d %d", &state, &pgrp) == 2 &&
+		    pgrp == pgid && state != 'Z' && state != 'X')
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* The child's tree: its cgroup, or its process group in the fallback. */
+static bool tree_alive(const struct child *c)
+{
+	if (c->cg.path[0])
+		return run_cgroup_populated(&c->cg);
+	return pgrp_count(c->pid) > 0;
+}
+
+/* SIGKILL the tree; returns how many processes it had. */
+static int tree_kill(const struct child *c)
+{
+	int n;
+
+	if (c->cg.path[0])
+		return run_cgroup_kill(&c->cg);
+	n = pgrp_count(c->pid);
+	kill(-c->pid, SIGKILL);
+	return n;
+}
+
 static void close_pair(int p[2])
 {
 	close(p[0]);
@@ -55,8 +112,9 @@ static void close_pair(int p[2])
 int child_start(struct child *c, char *const argv[], const char *dir,
 		int (*track)(pid_t pid, void *ctx), void *ctx)
 {
+	static bool said;
 	int out[2], go[2], errp[2], e = 0, ret;
-	char ch;
+	char ch, why[1024];
 
 	memset(c, 0, sizeof(*c));
 	c->out_fd = -1;
@@ -102,6 +160,12 @@ int child_start(struct child *c, char *const argv[], const char *dir,
 	close(out[1]);
 	close(go[0]);
 	close(errp[1]);
+	/* Before its exec, so nothing it starts is born outside. */
+	if (run_cgroup_enter(&c->cg, c->pid, why, sizeof(why)) && !said) {
+		fsaio_info("no cgroup of its own for the command (%s): its process"
+			   " group stands in, which setsid() or setpgid() escapes", why);
+		said = true;
+	}
 	ret = track(c->pid, ctx);
 	if (ret) {
 		/* Untraced, its counts would be wrong: do not run it at all. */
@@ -111,6 +175,7 @@ int child_start(struct child *c, char *const argv[], const char *dir,
 		close(errp[0]);
 		close(out[0]);
 		waitpid(c->pid, NULL, 0);
+		run_cgroup_destroy(&c->cg, END_DEADLINE_S);
 		return EXIT_ERROR;
 	}
 	if (write(go[1], "g", 1) != 1)
@@ -120,6 +185,7 @@ int child_start(struct child *c, char *const argv[], const char *dir,
 		close(errp[0]);
 		close(out[0]);
 		waitpid(c->pid, NULL, 0);
+		run_cgroup_destroy(&c->cg, END_DEADLINE_S);
 		fsaio_err("cannot run '%s': %s", argv[0], strerror(e));
 		return EXIT_USAGE;
 	}
@@ -129,12 +195,17 @@ int child_start(struct child *c, char *const argv[], const char *dir,
 	return 0;
 }
 
+/*
+ * Three phases, each with a deadline: the child runs (until the timeout);
+ * it has exited and what it left runs on (LEFTOVER_GRACE_S); the tree was
+ * killed, or is gone but its stdout is still open (END_DEADLINE_S).
+ */
 void child_wait(struct child *c, int timeout, void (*tick)(void *ctx), void *ctx)
 {
-	double deadline = now_seconds() + timeout;
-	bool exited = false;
+	double until = now_seconds() + timeout;
+	bool exited = false, ended = false;
 
-	while (!exited || c->out_fd >= 0) {
+	for (;;) {
 		struct pollfd pfd = { .fd = c->out_fd, .events = POLLIN };
 		int n;
 
@@ -149,16 +220,46 @@ void child_wait(struct child *c, int timeout, void (*tick)(void *ctx), void *ctx
 				c->out_fd = -1;
 			}
 		}
-		if (!exited && waitpid(c->pid, &c->status, WNOHANG) == c->pid)
+		if (!exited && waitpid(c->pid, &c->status, WNOHANG) == c->pid) {
 			exited = true;
-		if (exited)
+			if (!ended)
+				until = now_seconds() + LEFTOVER_GRACE_S;
+		}
+		if (ended) {
+			if ((exited && c->out_fd < 0 && !tree_alive(c)) ||
+			    now_seconds() > until)
+				break;
 			continue;
-		if (fsaio_interrupted || now_seconds() > deadline) {
-			c->timed_out = !fsaio_interrupted;
+		}
+		if (exited && !tree_alive(c)) {
+			if (c->out_fd < 0)
+				break;
+			/* Only the pipe is left: EOF is near, or someone
+			 * outside the tree holds it. */
+			ended = true;
+			until = now_seconds() + END_DEADLINE_S;
+			continue;
+		}
+		if (fsaio_interrupted || now_seconds() > until) {
+			c->timed_out = !exited && !fsaio_interrupted;
 			c->interrupted = fsaio_interrupted;
-			kill(-c->pid, SIGKILL);
-			waitpid(c->pid, &c->status, 0);
-			exited = true;
+			c->killed = tree_kill(c);
+			ended = true;
+			until = now_seconds() + END_DEADLINE_S;
 		}
 	}
+	if (!exited)
+		fsaio_err("pid %d still not dead %d s after SIGKILL (stuck in the kernel?)",
+			  c->pid, END_DEADLINE_S);
+	if (c->out_fd >= 0) {
+		fsaio_err("the command's stdout is still open after its %s ended"
+			  " (held by a process outside it); stopped relaying",
+			  c->cg.path[0] ? "cgroup" : "process group");
+		c->output_cut = true;
+		close(c->out_fd);
+		c->out_fd = -1;
+	}
+	if (!c->cg.path[0] && exited && tree_alive(c))
+		fsaio_err("processes of group %d outlived SIGKILL", c->pid);
+	run_cgroup_destroy(&c->cg, 1);
 }

@@ -23,10 +23,26 @@ fail() { echo "# $*"; exit "$EXIT_FAIL"; }
 need_root() { [[ $(id -u) -eq 0 ]] || { echo "# needs root"; exit "$EXIT_SKIP"; }; }
 # jq FILE FILTER: evaluate, fail if null/false/error
 jqv() { jq -er "$2" "$1" 2>/dev/null; }
-leftovers() {	# nothing of ours mounted or attached
+leftovers() {	# nothing of ours mounted, attached, running or in a cgroup
 	! grep -q fsaio /proc/mounts || fail "scratch mount left behind: $(grep fsaio /proc/mounts)"
 	! losetup -a 2>/dev/null | grep -q fsaio || fail "loop device left behind: $(losetup -a | grep fsaio)"
-	! pgrep -f 'fsaio-e2e-marker' >/dev/null || fail "workload process left behind"
+	! pgrep -f 'fsaio-e2e-marker' >/dev/null || fail "workload process left behind: $(pgrep -af fsaio-e2e-marker)"
+	local cg
+	cg=$(dead_fsaio_cgroups)
+	[[ -z $cg ]] || fail "cgroup left behind: $cg"
+}
+# The run's cgroups (fsaio-<pid>-<n>, run/cgroup.c) whose fsaio has exited;
+# those of an fsaio still running elsewhere are its own business.
+dead_fsaio_cgroups() {
+	local d pid
+	for d in $(find /sys/fs/cgroup -type d -name 'fsaio-*-*' 2>/dev/null); do
+		pid=${d##*/fsaio-}
+		pid=${pid%%-*}
+		[[ -d /proc/$pid ]] || echo "$d"
+	done
+}
+need_cgroup2() {
+	grep -q '^cgroup2 ' /proc/mounts || { echo "# no cgroup v2 mounted"; exit "$EXIT_SKIP"; }
 }
 
 # ---------------------------------------------------------------- usage
@@ -98,6 +114,39 @@ t_command_hangs() {
 }
 TESTS+=(t_command_hangs)
 
+# A child that leaves the process group (setsid) is killed with the rest:
+# the command runs in a cgroup of its own (harness/run/cgroup.c).
+t_command_setsid_hangs() {
+	need_root
+	need_cgroup2
+	local out rc n
+	out=$($FSAIO check --timeout 2 -- sh -c 'setsid sh -c "sleep 600 # fsaio-e2e-marker" 2>/dev/null & sleep 600' 2>&1); rc=$?
+	[[ $rc -eq $EXIT_ERROR && $out == *"hung: killed after 2 s"* ]] || fail "rc=$rc '$out'"
+	n=$(sed -n 's/.*killed after 2 s (--timeout), \([0-9]*\) process.*/\1/p' <<<"$out")
+	[[ ${n:-0} -ge 2 ]] || fail "killed '${n}' processes, not the whole tree: '$out'"
+	leftovers
+}
+TESTS+=(t_command_setsid_hangs)
+
+# The command exits 0 at once, its daemon (setsid, double fork) keeps its
+# stdout: fsaio ends within the grace period, kills it and says so.
+t_command_daemon_leftover() {
+	need_root
+	need_cgroup2
+	local out rc t0 ms
+	t0=$(date +%s%N)
+	out=$(timeout -k 5 60 $FSAIO check --timeout 60 -- \
+	      sh -c 'setsid sh -c "sh -c \"sleep 600 # fsaio-e2e-marker\" 2>/dev/null &"; echo started' 2>&1); rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	echo "# took $ms ms"
+	[[ $rc -eq $EXIT_PASS ]] || fail "rc=$rc '$out'"
+	((ms < 15000)) || fail "took $ms ms: waited on the daemon"
+	grep -Eq 'workload_exit: exit 0; [0-9]+ leftover process(es)? killed 2 s after it exited' <<<"$out" ||
+		fail "leftover not reported: '$out'"
+	leftovers
+}
+TESTS+=(t_command_daemon_leftover)
+
 t_interrupted() {
 	need_root
 	local pid rc
@@ -112,6 +161,27 @@ t_interrupted() {
 	leftovers
 }
 TESTS+=(t_interrupted)
+
+# SIGINT while a setsid() child runs: it is killed too, and reported.
+t_interrupted_setsid() {
+	need_root
+	need_cgroup2
+	local pid rc i
+	$FSAIO check --timeout 60 -- sh -c 'setsid sh -c "sleep 600 # fsaio-e2e-marker" 2>/dev/null & sleep 600' \
+		>"$WORK/intsid.out" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do
+		pgrep -f '^sh -c sleep 600 # fsaio-e2e-marker' >/dev/null && break
+		sleep 0.1
+	done
+	kill -INT $pid
+	wait $pid; rc=$?
+	[[ $rc -eq $EXIT_ERROR ]] || fail "interrupted run: rc=$rc: $(cat "$WORK/intsid.out")"
+	grep -Eq 'workload_exit: ERROR: interrupted: [0-9]+ process(es)? killed' "$WORK/intsid.out" ||
+		fail "no 'interrupted: N processes killed': $(cat "$WORK/intsid.out")"
+	leftovers
+}
+TESTS+=(t_interrupted_setsid)
 
 # ------------------------------------------------ the must-show: fio, not ours
 # A program that is not part of fsaio (fio) submits a batch of cold 4 KiB
