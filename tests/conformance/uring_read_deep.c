@@ -18,6 +18,8 @@
  * 1024; page/bit waits in io_uring_enter 0, block-layer waits N > 0
  * (depends on the device's queue depth).
  */
+#include <getopt.h>
+
 #include "lib/wl.h"
 
 static const char help[] =
@@ -28,6 +30,13 @@ int main(int argc, char **argv)
 {
 	struct wl_opts o = { .name = "uring_read_deep", .count = 1024 };
 	struct wl_reads c = { .f.seed = 0xdee9 };
+	struct wl_opts peek = o;
 
+	/* The expectation first; wl_reads_main parses the flags again. */
+	wl_getopt(argc, argv, &peek, help, NULL, NULL);
+	optind = 0;	/* glibc: rescan from the start */
+	printf("# expect: io_uring sqes=%u submit_req=%u cqes=%u submit_calls=1"
+	       " page_bit_waits_in_submit=0 block_layer_waits_in_submit=any\n",
+	       peek.count, peek.count, peek.count);
 	return wl_reads_main(argc, argv, &o, &c, help, wl_batch_case, WL_IO_URING);
 }
