@@ -88,8 +88,10 @@ int main(int argc, char **argv)
 	int fd, ret;
 
 	wl_getopt(argc, argv, &o, help, NULL, NULL);
-	if (o.count * 3 > WL_MAX_COUNT)
-		wl_die("-n: at most WL_MAX_COUNT/3", EINVAL);
+	if (o.count * 3 > WL_MAX_COUNT) {
+		fprintf(stderr, "-n: at most %u (three batches)\n", WL_MAX_COUNT / 3);
+		return EXIT_USAGE;
+	}
 	wl_aio_setup(3 * o.count, &ctx);
 	c.f.size = 3ull * o.count * 64 * 1024;
 	wl_strided_reads(&c, 3 * o.count, 64 * 1024, WL_PAGE);

@@ -47,8 +47,10 @@ int main(int argc, char **argv)
 	int fd, pp[2], sp[2];
 
 	wl_getopt(argc, argv, &o, help, NULL, NULL);
-	if (o.count > POLL_ID)
-		wl_die("-n: at most 1000 reads", EINVAL);
+	if (o.count > POLL_ID) {
+		fprintf(stderr, "-n: at most %d reads\n", POLL_ID);
+		return EXIT_USAGE;
+	}
 	n = o.count + 5;
 	wl_uring_setup(n, &ring);
 	if (pipe(pp) || pipe(sp))
