@@ -15,14 +15,17 @@
 # Exit status: EXIT_PASS when every program ran, EXIT_USAGE for a bad
 # NAME; verdicts do not change it (this is a report, the e2e tests assert).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit
 . ci/lib.sh
 DIR=/var/tmp
 if [[ ${1:-} == -d ]]; then DIR=$2; shift 2; fi
 [[ ${1:-} == -h || ${1:-} == --help ]] && { sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit "$EXIT_PASS"; }
 OUT=.output/conformance-runs
 mkdir -p "$OUT"
-(($#)) || set -- $(ls .output/conformance)
+if ! (($#)); then
+	set -- .output/conformance/*
+	set -- "${@##*/}"
+fi
 
 # Short names for the invariants, in report order.
 INV=(workload_exit trace_integrity exactly_once retry_lifecycle
