@@ -42,13 +42,18 @@ WORKLOADS := $(patsubst workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRCS))
 WL_LIB_SRCS := $(wildcard workloads/lib/*.c)
 WL_LIB_OBJS := $(patsubst workloads/lib/%.c,$(OUTPUT)/lib/wl/%.o,$(WL_LIB_SRCS))
 WL_LIB := $(OUTPUT)/lib/libwl.a
+# The conformance corpus (tests/conformance/README.md): programs with the
+# workloads' conventions (libwl, -d/-n, the fsaio-workload: line) that are
+# not in the default suite; run as fsaio check -- .output/conformance/NAME.
+CONF_SRCS := $(wildcard tests/conformance/*.c)
+CONFS := $(patsubst tests/conformance/%.c,$(OUTPUT)/conformance/%,$(CONF_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 
 DEPS_STAMP := $(OUTPUT)/.deps-installed
 
 .PHONY: all deps check check-host unit e2e run vmlinux clean
-all: fsaio $(WORKLOADS)
+all: fsaio $(WORKLOADS) $(CONFS)
 
 # A recipe that fails leaves no half-written target (an empty skel.h
 # after a failed bpftool would otherwise count as up to date).
@@ -97,6 +102,10 @@ $(WL_LIB): $(WL_LIB_OBJS)
 $(OUTPUT)/workloads/%: workloads/%.c workloads/lib/wl.h harness/exit_status.h $(WL_LIB) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(WL_LIB) -o $@ -laio -luring
+
+$(OUTPUT)/conformance/%: tests/conformance/%.c workloads/lib/wl.h harness/exit_status.h $(WL_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iworkloads $< $(WL_LIB) -o $@ -laio -luring -lpthread
 
 # -Wno-clobbered: TEST_F in the kernel's kselftest_harness.h sets a local
 # after setjmp(); after a failed ASSERT the fixture teardown may be skipped,

@@ -341,6 +341,63 @@ t_bench_stats() {
 }
 TESTS+=(t_bench_stats)
 
+# ------------------------------------------------ conformance corpus
+# Programs of tests/conformance/ whose verdicts are right today (the others
+# and their expected counts: tests/conformance/README.md).  conf_run NAME
+# [ARGS]: fsaio check -- the program; the run must pass with 0 records
+# lost and the traced counts must equal the program's own (the join
+# workload_agreement makes for workloads; it skips commands).  Sets $J,
+# the JSON.
+conf_run() {
+	local name=$1 rc line mine traced
+	shift
+	J=$WORK/conf-$name.json
+	mkdir -p "$WORK/conf"
+	$FSAIO check --json "$J" -- ".output/conformance/$name" -d "$WORK/conf" "$@" \
+		>"$WORK/conf-$name.ktap" 2>&1; rc=$?
+	if [[ $(jq -r '.runs[0].invariants[0].verdict' "$J" 2>/dev/null) == skip ]]; then
+		grep -m1 'SKIP' "$WORK/conf-$name.ktap"; exit "$EXIT_SKIP"
+	fi
+	grep -E '^ +(not ok|# [a-z_]+:)' "$WORK/conf-$name.ktap" | sed 's/^ *//'
+	[[ $rc -eq $EXIT_PASS ]] || fail "fsaio check rc=$rc"
+	[[ $(jq '.lost_events' "$J") -eq 0 ]] || fail "records lost"
+	line=$(jq -r '.runs[0].workload_summary' "$J")
+	mine=$(sed -nE 's/.* submitted=([0-9]+) completed=([0-9]+) .*/\1 \2/p' <<<"$line")
+	traced=$(jq -r '.engines | "\(.io_uring.submitted + .libaio.submitted) \(.io_uring.completed + .libaio.completed)"' "$J")
+	[[ -n $mine && $mine == "$traced" ]] || fail "program says '$line', traced $traced"
+}
+
+# One IORING_POLL_ADD_MULTI, 16 CQEs with F_MORE, then POLL_REMOVE: two
+# requests, each ended by its one CQE without F_MORE; -ECANCELED is 1 error.
+t_conf_poll_multishot() {
+	need_root
+	conf_run uring_poll_multishot
+	[[ $(jq -r '.engines.io_uring | "\(.submitted) \(.completed) \(.abandoned) \(.errors)"' "$J") == "2 2 0 1" ]] ||
+		fail "io_uring counts $(jq -c .engines.io_uring "$J")"
+}
+TESTS+=(t_conf_poll_multishot)
+
+# IORING_OP_READ_MULTISHOT with 8 provided buffers: 8 CQEs with F_MORE,
+# then -ENOBUFS ends it (skips where the kernel lacks the opcode).
+t_conf_read_multishot() {
+	need_root
+	conf_run uring_read_multishot
+	[[ $(jq -r '.engines.io_uring | "\(.submitted) \(.completed) \(.abandoned) \(.errors)"' "$J") == "1 1 0 1" ]] ||
+		fail "io_uring counts $(jq -c .engines.io_uring "$J")"
+}
+TESTS+=(t_conf_read_multishot)
+
+# 8 cold reads + poll, timeout (-ETIME), splice, statx, nop in one submit.
+t_conf_mixed_ops() {
+	need_root
+	conf_run uring_mixed_ops
+	[[ $(jq -r '.engines.io_uring | "\(.submitted) \(.completed) \(.abandoned) \(.errors) \(.submit_calls)"' "$J") == "13 13 0 1 1" ]] ||
+		fail "io_uring counts $(jq -c .engines.io_uring "$J")"
+	jqv "$J" '.invariants[] | select(.name=="nonblocking_submit_io_uring") | select(.verdict=="pass")' >/dev/null ||
+		fail "nonblocking_submit_io_uring not pass"
+}
+TESTS+=(t_conf_mixed_ops)
+
 # ------------------------------------------------ trace
 t_trace_idle() {
 	need_root
