@@ -15,6 +15,10 @@
 
 #define FSAIO_TASK_UNINTERRUPTIBLE	0x0002	/* include/linux/sched.h */
 #define FSAIO_TASK_NOLOAD		0x0400	/* TASK_IDLE = D | NOLOAD: idle kthreads */
+#define FSAIO_PF_EXITING		0x00000004	/* in do_exit() */
+/* include/linux/percpu-refcount.h: a killed ref (io_ring_ctx.refs once the
+ * ring is being torn down, io_ring_ctx_wait_and_kill) */
+#define FSAIO_PERCPU_REF_DEAD		(1UL << 1)
 #define FSAIO_PF_IO_WORKER		0x00000010	/* io-wq / sqpoll thread */
 #define FSAIO_PF_WQ_WORKER		0x00000020	/* workqueue worker */
 #define FSAIO_PF_KTHREAD		0x00200000

@@ -682,21 +682,48 @@ int fsaio_uring_req_failed(struct trace_event_raw_io_uring_req_failed *ctx)
 	return 0;
 }
 
+/* -ECANCELED posted while the ring is being torn down: by a task in
+ * do_exit() (io_uring_files_cancel), by a workqueue worker
+ * (io_ring_exit_work, the fallback task_work of a dead task), or by
+ * whoever closes the ring (its refs already killed).  The request was
+ * cancelled, not completed for the program.  Link and async_cancel
+ * cancellations on a live ring are not flagged. */
+static __always_inline __u8 teardown_flag(void *ring, __s32 res)
+{
+	struct task_struct *task;
+	__u64 refs;
+	__u32 flags;
+
+	if (res != -125 /* -ECANCELED */)
+		return 0;
+	task = (struct task_struct *)bpf_get_current_task();
+	flags = BPF_CORE_READ(task, flags);
+	if (flags & (FSAIO_PF_EXITING | FSAIO_PF_WQ_WORKER))
+		return FSAIO_F_TEARDOWN;
+	refs = BPF_CORE_READ((struct io_ring_ctx *)ring, refs.percpu_count_ptr);
+	return refs & FSAIO_PERCPU_REF_DEAD ? FSAIO_F_TEARDOWN : 0;
+}
+
 /* A completion that did not fit the CQ: io_uring_complete does not fire
  * for it, this does, without the req (ring + user_data name it). */
 SEC("tracepoint/io_uring/io_uring_cqe_overflow")
 int fsaio_uring_cqe_overflow(struct trace_event_raw_io_uring_cqe_overflow *ctx)
 {
+	/* fields read once, up front: the verifier refuses a load through a
+	 * ctx pointer the compiler offset (ctx + 24) */
+	__s32 res = ctx->res;
 	struct fsaio_record *r;
 
+	barrier_var(res);
 	if (!trace_ring_event((__u64)ctx->ctx))
 		return 0;
 	r = rec_reserve(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING);
 	if (!r)
 		return 0;
-	r->flags = FSAIO_F_OVERFLOW | (ctx->ocqe ? 0 : FSAIO_F_DROPPED);
+	r->flags = FSAIO_F_OVERFLOW | (ctx->ocqe ? 0 : FSAIO_F_DROPPED) |
+		   teardown_flag(ctx->ctx, res);
 	r->user_data = ctx->user_data;
-	r->res = ctx->res;
+	r->res = res;
 	r->arg0 = ctx->cflags;
 	r->ring = (__u64)ctx->ctx;
 	rec_submit(r);
@@ -727,7 +754,9 @@ int fsaio_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 {
 	struct fsaio_record *r;
 	__u64 req = (__u64)ctx->req;
+	__s32 res = ctx->res;
 
+	barrier_var(res);
 	if (!trace_ring_event((__u64)ctx->ctx))
 		return 0;
 	/* the lifecycle ends (multishot: only with its last CQE) */
@@ -738,8 +767,9 @@ int fsaio_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 		return 0;
 	r->req = (__u64)ctx->req;	/* may be 0 */
 	r->user_data = ctx->user_data;
-	r->res = ctx->res;
+	r->res = res;
 	r->arg0 = ctx->cflags;
+	r->flags = teardown_flag(ctx->ctx, res);
 	rec_submit(r);
 	return 0;
 }

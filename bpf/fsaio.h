@@ -157,6 +157,10 @@ enum fsaio_context {
 					 * (io_uring_cqe_overflow, no req) */
 #define FSAIO_F_DROPPED		0x10	/* with OVERFLOW: no memory for the
 					 * overflow entry: the kernel dropped the CQE */
+#define FSAIO_F_TEARDOWN	0x20	/* io_uring COMPLETE -ECANCELED posted by
+					 * an exiting task or the ring's exit work:
+					 * cancelled at ring teardown (process exit
+					 * or ring close), nobody will reap it */
 
 struct fsaio_record {
 	__u16 version;		/* FSAIO_RECORD_VERSION */

@@ -116,7 +116,10 @@
 #define LC_ABANDONED	0x80	/* ended unreaped: context destroyed or process exited (with LC_DONE) */
 
 /* Why a lifecycle was abandoned (struct lc.why) */
-enum { AB_NONE, AB_DESTROY, AB_EXIT, AB__COUNT };
+/* Why a request was abandoned: never reaped because its context was
+ * destroyed (libaio io_destroy), its process exited (libaio), or its ring
+ * was torn down (io_uring: cancelled by process exit or ring close). */
+enum { AB_NONE, AB_DESTROY, AB_EXIT, AB_TEARDOWN, AB__COUNT };
 
 enum rstate { R_IDLE, R_ARMED, R_WOKEN };
 
@@ -205,6 +208,7 @@ struct checker {
 	uint64_t lifecycles;	/* accepted lifecycles, all engines */
 	uint64_t rejected;	/* libaio batch entries io_submit refused */
 	uint64_t unmatched_uring; /* io_uring COMPLETE of unknown requests */
+	uint64_t more_cqes;	/* io_uring F_MORE CQEs traced without req (aux) */
 	uint64_t unmatched_libaio; /* libaio events of unknown requests, when
 				    * cfg.libaio_submit_unseen */
 	uint64_t unattributed;	/* RETRY/WAKE/RESUME/PUNT without req */
@@ -648,7 +652,13 @@ static unsigned abandon_reason(const struct checker *c, const struct lc *l)
 
 static const char *abandon_name(unsigned why)
 {
-	return why == AB_DESTROY ? "io_destroy" : "process exit";
+	return why == AB_DESTROY ? "io_destroy" : why == AB_EXIT ? "process exit" :
+	       "ring teardown";
+}
+
+static uint64_t abandoned_all(const struct checker *c)
+{
+	return c->abandoned[AB_DESTROY] + c->abandoned[AB_EXIT] + c->abandoned[AB_TEARDOWN];
 }
 
 /* End an open lifecycle as abandoned: never reaped, not completed. */
@@ -744,6 +754,9 @@ static void lc_mark_done(struct checker *c, struct lc *l, int32_t res)
 }
 
 /* A completion for no open lifecycle: unknown, rejected or already ended. */
+/* io_uring_complete cflags, carried in COMPLETE.arg0 by the tracer */
+#define CQE_F_MORE	(1u << 1)	/* IORING_CQE_F_MORE: multishot, more to come */
+
 static bool completion_orphan(struct checker *c, struct lc *l,
 			      const struct fsaio_record *r)
 {
@@ -755,6 +768,9 @@ static bool completion_orphan(struct checker *c, struct lc *l,
 	if (l) {
 		lc_push(l, r->type, r->res);
 		fail_note(&c->eonce, l, "%s of a request io_submit rejected", what);
+	} else if (r->engine == FSAIO_ENGINE_IO_URING && !r->req &&
+		   (r->arg0 & CQE_F_MORE)) {
+		c->more_cqes++;		/* a multishot CQE posted without its req */
 	} else if (r->engine == FSAIO_ENGINE_IO_URING) {
 		c->unmatched_uring++;
 	} else if (c->cfg.libaio_submit_unseen) {
@@ -771,8 +787,6 @@ static bool completion_orphan(struct checker *c, struct lc *l,
 	return true;
 }
 
-/* io_uring_complete cflags, carried in COMPLETE.arg0 by the tracer */
-#define CQE_F_MORE	(1u << 1)	/* IORING_CQE_F_MORE: multishot, more to come */
 
 static void complete_lc(struct checker *c, struct lc *l, const struct fsaio_record *r);
 
@@ -821,6 +835,14 @@ static void on_complete(struct checker *c, const struct fsaio_record *r)
 static void complete_lc(struct checker *c, struct lc *l, const struct fsaio_record *r)
 {
 	lc_push(l, FSAIO_EV_COMPLETE, r->res);
+	/* Cancelled at ring teardown: the kernel finished it, nobody reaps it. */
+	if (l->engine == FSAIO_ENGINE_IO_URING && (r->flags & FSAIO_F_TEARDOWN) &&
+	    !(l->flags & LC_DONE)) {
+		l->flags |= LC_KCOMPLETE;
+		l->kres = r->res;
+		lc_abandon(c, l, AB_TEARDOWN);
+		return;
+	}
 	/* A multishot request's intermediate CQEs do not end it. */
 	if (l->engine == FSAIO_ENGINE_IO_URING && (r->arg0 & CQE_F_MORE) &&
 	    !(l->flags & LC_DONE))
@@ -1336,17 +1358,25 @@ static void finish_exactly_once(struct checker *c)
 {
 	struct invariant_result *ir = &c->res[INV_EXACTLY_ONCE];
 	const struct engine_stats *uring = &c->st.engine[FSAIO_ENGINE_IO_URING];
-	char extra[360] = "";
+	char extra[360] = "", teardown[64] = "";
 	size_t o = 0;
 
-	if (c->abandoned[AB_DESTROY] || c->abandoned[AB_EXIT])
+	if (c->abandoned[AB_TEARDOWN])
+		snprintf(teardown, sizeof(teardown), ", %" PRIu64 " cancelled at io_uring ring teardown",
+			 c->abandoned[AB_TEARDOWN]);
+
+	if (abandoned_all(c))
 		o += snprintf(extra, sizeof(extra), "; %" PRIu64 " abandoned unreaped (%"
-			      PRIu64 " by io_destroy, %" PRIu64 " by process exit)",
-			      c->abandoned[AB_DESTROY] + c->abandoned[AB_EXIT],
-			      c->abandoned[AB_DESTROY], c->abandoned[AB_EXIT]);
+			      PRIu64 " by io_destroy, %" PRIu64 " by process exit%s)",
+			      abandoned_all(c), c->abandoned[AB_DESTROY], c->abandoned[AB_EXIT],
+			      teardown);
 	if (c->unmatched_uring && o < sizeof(extra))
 		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64
 			      " io_uring completions of unsubmitted requests", c->unmatched_uring);
+	if (c->more_cqes && o < sizeof(extra))
+		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64
+			      " intermediate multishot CQEs (F_MORE, posted without their req)",
+			      c->more_cqes);
 	if (uring->failed_init && o < sizeof(extra))
 		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64
 			      " SQEs failed at init (requests of their own)", uring->failed_init);
@@ -1522,7 +1552,7 @@ static void finish_quiescence(struct checker *c)
 {
 	struct invariant_result *ir = &c->res[INV_QUIESCENCE];
 	uint64_t inflight = 0, armed = 0;
-	uint64_t abandoned = c->abandoned[AB_DESTROY] + c->abandoned[AB_EXIT];
+	uint64_t abandoned = abandoned_all(c);
 	char extra[160] = "";
 	uint32_t i;
 
@@ -1556,8 +1586,10 @@ static void finish_quiescence(struct checker *c)
 			   c->aband.count, abandoned, c->aband.first);
 	else {
 		if (abandoned)
-			snprintf(extra, sizeof(extra), "; %" PRIu64 " abandoned by io_destroy/exit, %s",
-				 abandoned, c->cfg.see_libaio_kernel_complete ?
+			snprintf(extra, sizeof(extra), "; %" PRIu64 " abandoned by io_destroy/exit%s, %s",
+				 abandoned, c->abandoned[AB_TEARDOWN] ? "/ring teardown" : "",
+				 c->cfg.see_libaio_kernel_complete || !(c->abandoned[AB_DESTROY] +
+									c->abandoned[AB_EXIT]) ?
 				 "each completed in the kernel" :
 				 "their kernel completion not observable here");
 		set_result(ir, VERDICT_PASS, c->lifecycles,

@@ -363,7 +363,9 @@ conf_run() {
 	[[ $(jq '.lost_events' "$J") -eq 0 ]] || fail "records lost"
 	line=$(jq -r '.runs[0].workload_summary' "$J")
 	mine=$(sed -nE 's/.* submitted=([0-9]+) completed=([0-9]+) .*/\1 \2/p' <<<"$line")
-	traced=$(jq -r '.engines | "\(.io_uring.submitted + .libaio.submitted) \(.io_uring.completed + .libaio.completed)"' "$J")
+	mine="$mine $(sed -nE 's/.* abandoned=([0-9]+).*/\1/p' <<<"$line")"
+	mine=${mine% }; [[ $mine == *" "*" "* ]] || mine="$mine 0"
+	traced=$(jq -r '.engines | "\(.io_uring.submitted + .libaio.submitted) \(.io_uring.completed + .libaio.completed) \(.io_uring.abandoned + .libaio.abandoned)"' "$J")
 	[[ -n $mine && $mine == "$traced" ]] || fail "program says '$line', traced $traced"
 }
 
@@ -397,6 +399,72 @@ t_conf_mixed_ops() {
 		fail "nonblocking_submit_io_uring not pass"
 }
 TESTS+=(t_conf_mixed_ops)
+
+# conf_counts ENGINE "FIELD..." "VALUES": exact engine counters of the run
+conf_counts() {
+	local got
+	got=$(jq -r --arg e "$1" --arg f "$2" '.engines[$e] as $x | [$f | split(" ")[] | $x[.] | tostring] | join(" ")' "$J")
+	[[ $got == "$3" ]] || fail "$1 $2: $got, expected $3"
+}
+
+# 72 good cold reads and 12 SQEs rejected at init (bad opcode, flags, fd,
+# buffer), several on req structs recycled from finished reads: 84
+# requests each completed once; the 12 are io_uring_req_failed's, not
+# "completed twice" (20 errors: 12 at init, 8 at issue).
+t_conf_early_fail() {
+	need_root
+	conf_run uring_early_fail
+	conf_counts io_uring "submitted completed abandoned errors failed_init" "84 84 0 20 12"
+}
+TESTS+=(t_conf_early_fail)
+
+# 64 NOPs into a 4-entry CQ: 4 CQEs posted, 60 overflowed (traced by
+# io_uring_cqe_overflow, without the req), none dropped: all completed.
+t_conf_cq_overflow() {
+	need_root
+	conf_run uring_cq_overflow
+	conf_counts io_uring "submitted completed abandoned cq_overflow cq_dropped" "64 64 0 60 0"
+}
+TESTS+=(t_conf_cq_overflow)
+
+# Pipe reads and polls armed at _exit() and at ring close: the kernel
+# cancels them at ring teardown (-ECANCELED): abandoned, not completed.
+t_conf_exit_armed() {
+	need_root
+	conf_run uring_exit_armed
+	conf_counts io_uring "submitted completed abandoned" "12 2 10"
+	grep -q "10 cancelled at io_uring ring teardown" "$WORK/conf-uring_exit_armed.ktap" ||
+		fail "detail: $(grep exactly_once "$WORK/conf-uring_exit_armed.ktap")"
+}
+TESTS+=(t_conf_exit_armed)
+
+# Linked chains broken at issue, at init (the head rejected by
+# io_uring_req_failed) and by a short read: -ECANCELED members counted.
+t_conf_link_fail() {
+	need_root
+	conf_run uring_link_fail
+	conf_counts io_uring "submitted completed abandoned errors failed_init" "16 16 0 10 1"
+}
+TESTS+=(t_conf_link_fail)
+
+# 1024 cold reads in one io_uring_enter: the submitter waits for block
+# layer request tags (the queue holds fewer), not in page waits: the
+# sleeps are counted apart and nonblocking_submit_io_uring passes.
+t_conf_read_deep() {
+	need_root
+	conf_run uring_read_deep
+	conf_counts io_uring "submitted completed submit_calls blocked_in_submit" "1024 1024 1 0"
+}
+TESTS+=(t_conf_read_deep)
+
+# libaio: the main thread pthread_exit()s first, a worker submits 48 and
+# reaps 32; the last thread's exit abandons 16 (not the leader's).
+t_conf_leader_exit() {
+	need_root
+	conf_run aio_leader_exit
+	conf_counts libaio "submitted completed abandoned" "48 32 16"
+}
+TESTS+=(t_conf_leader_exit)
 
 # ------------------------------------------------ trace
 t_trace_idle() {

@@ -827,6 +827,54 @@ TEST_F(patched, io_uring_cq_overflow_completes_requests)
 	EXPECT_STREQ("pwrite", opcode_name(FSAIO_ENGINE_LIBAIO, 1));
 }
 
+/*
+ * Requests armed when the ring is torn down (process exit, ring close) are
+ * cancelled there: -ECANCELED flagged FSAIO_F_TEARDOWN by the tracer.
+ * Abandoned, like libaio's at io_destroy; a link member's -ECANCELED on a
+ * live ring is an ordinary completion.
+ */
+TEST_F(patched, io_uring_teardown_cancellation_is_abandoned)
+{
+	struct checker *c = self->c;
+	struct fsaio_record r;
+
+	uring_submit(c, 7, UREQ);
+	uring_submit(c, 7, UREQ + 0x100);
+	uring_submit(c, 7, UREQ + 0x200);
+	uring_complete(c, 7, UREQ + 0x200, -125);	/* a cancelled link member */
+	r = synth_rec(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 0, UREQ);
+	r.res = -125;
+	r.flags = FSAIO_F_TEARDOWN;
+	synth_feed(c, &r);
+	uring_overflow(c, (UREQ + 0x100) >> 4, -125, false, 0);	/* ... overflowed */
+	FINISH(c);
+	/* the overflowed one was not flagged: an ordinary completion */
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "1 abandoned unreaped (0 by io_destroy, 0 by process exit, "
+		      "1 cancelled at io_uring ring teardown)");
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_QUIESCENCE);
+	EXPECT_EQ(3, URING(c)->submitted);
+	EXPECT_EQ(2, URING(c)->completed);
+	EXPECT_EQ(1, URING(c)->abandoned);
+}
+
+/* A multishot request's intermediate CQEs come without their req: named
+ * for what they are, not "completions of unsubmitted requests". */
+TEST_F(patched, io_uring_more_cqes_without_req_are_named)
+{
+	struct checker *c = self->c;
+	struct fsaio_record r = synth_rec(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 7, 0);
+
+	uring_submit(c, 7, UREQ);
+	r.arg0 = 1u << 1;	/* F_MORE */
+	synth_feed(c, &r);
+	uring_complete(c, 7, UREQ, -125);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "1 intermediate multishot CQEs");
+	EXPECT_FALSE(HAS(c, INV_EXACTLY_ONCE, "unsubmitted"));
+}
+
 /* An overflowed CQE of nothing in flight is counted, as other unknown
  * io_uring completions are: never matched to a finished request. */
 TEST_F(patched, io_uring_overflow_of_unknown_request_is_counted)
