@@ -353,7 +353,9 @@ conf_run() {
 	shift
 	J=$WORK/conf-$name.json
 	mkdir -p "$WORK/conf"
-	$FSAIO check --json "$J" -- ".output/conformance/$name" -d "$WORK/conf" "$@" \
+	local prog=.output/workloads/$name
+	[[ -x $prog ]] || prog=.output/conformance/$name
+	$FSAIO check --json "$J" -- "$prog" -d "$WORK/conf" "$@" \
 		>"$WORK/conf-$name.ktap" 2>&1; rc=$?
 	if [[ $(jq -r '.runs[0].invariants[0].verdict' "$J" 2>/dev/null) == skip ]]; then
 		grep -m1 'SKIP' "$WORK/conf-$name.ktap"; exit "$EXIT_SKIP"
