@@ -29,9 +29,10 @@ static void ktap_line(FILE *f, const char *indent, int n,
 			ir->verdict == VERDICT_ERROR ? "ERROR: " : "", ir->detail);
 	else if (ir->verdict == VERDICT_PASS && ir->detail[0])
 		fprintf(f, "%s# %s: %s\n", indent, ir->name, ir->detail);
-	/* Where the offending sleeps waited: a reader can tell a page wait
-	 * from a request tag without rerunning anything. */
-	if (ir->verdict == VERDICT_FAIL || ir->verdict == VERDICT_ERROR) {
+	/* Where the sleeps behind the verdict waited (the offending ones, or
+	 * the other sleeps a pass names): a reader can tell a page wait from
+	 * a request tag without rerunning anything. */
+	if (ir->verdict != VERDICT_SKIP) {
 		char buf[1024];
 		uint32_t i;
 
