@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The argp children shared by check, trace and replay. */
+#include <errno.h>
+#include <stdlib.h>
 #include "cmd/options.h"
 #include "common.h"
 
@@ -29,15 +31,31 @@ const struct argp output_argp = { output_options, output_parse };
 
 static const struct argp_option record_options[] = {
 	{ "record", 'r', "FILE", 0, "record every event to FILE (for 'fsaio replay')" },
+	{ "ringbuf-mb", 'b', "MB", 0, "ring buffer size in MiB, a power of two (default: "
+	  "check 32, trace 8); lost records make a run an ERROR" },
 	{},
 };
 
 static error_t record_parse(int key, char *arg, struct argp_state *state)
 {
-	if (key != 'r')
+	char *end;
+	long v;
+
+	switch (key) {
+	case 'r':
+		output_opts.record = arg;
+		return 0;
+	case 'b':
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || *end || v <= 0 || v > 1024 || (v & (v - 1)))
+			argp_error(state, "--ringbuf-mb wants a power of two from 1 to 1024, not '%s'",
+				   arg);
+		output_opts.ringbuf_mb = v;
+		return 0;
+	default:
 		return ARGP_ERR_UNKNOWN;
-	output_opts.record = arg;
-	return 0;
+	}
 }
 
 const struct argp record_argp = { record_options, record_parse };

@@ -11,12 +11,13 @@
 struct output_opts {
 	const char *json;	/* --json FILE */
 	const char *record;	/* --record FILE (check, trace) */
+	size_t ringbuf_mb;	/* --ringbuf-mb (check, trace); 0: the command's default */
 };
 extern struct output_opts output_opts;
 
 /* -j/--json, -v/--verbose */
 extern const struct argp output_argp;
-/* -r/--record */
+/* -r/--record, -b/--ringbuf-mb: what a tracing command records */
 extern const struct argp record_argp;
 
 #endif

@@ -23,7 +23,6 @@ static struct trace_args {
 	pid_t pids[MAX_PIDS];
 	int nr_pids;
 	const char *comm;
-	size_t ringbuf_mb;
 	bool no_fentry;
 	int stacks;		/* --stacks: top stacks per wait site, 0 = off */
 } targs = { .interval = 5 };
@@ -33,7 +32,6 @@ static const struct argp_option trace_options[] = {
 	{ "interval", 'i', "SEC", 0, "print a summary line every SEC seconds (default 5, 0: off)" },
 	{ "pid", 'p', "PID", 0, "trace only this process and its children (repeatable)" },
 	{ "comm", 'c', "COMM", 0, "trace only tasks with this command name" },
-	{ "ringbuf-mb", 'b', "MB", 0, "ring buffer size in MiB (default 8)" },
 	{ "no-fentry", 'F', NULL, 0, "use tracepoints only, even where fentry loads" },
 	{ "stacks", 's', "N", OPTION_ARG_OPTIONAL,
 	  "print the N (default 5, at most 16) most frequent kernel stacks of each wait site" },
@@ -75,11 +73,6 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--comm: task names are at most %d characters",
 				   FSAIO_COMM_LEN - 1);
 		targs.comm = arg;
-		break;
-	case 'b':
-		targs.ringbuf_mb = parse_positive(state, "--ringbuf-mb", arg, 1024);
-		if (targs.ringbuf_mb & (targs.ringbuf_mb - 1) || !targs.ringbuf_mb)
-			argp_error(state, "--ringbuf-mb must be a power of two");
 		break;
 	case 'F':
 		targs.no_fentry = true;
@@ -144,7 +137,8 @@ int cmd_trace(int argc, char **argv)
 	topts.all_tasks = !targs.nr_pids && !targs.comm;
 	topts.comm = targs.comm;
 	topts.no_fentry = targs.no_fentry;
-	topts.ringbuf_bytes = targs.ringbuf_mb << 20;
+	/* live systems: modest by default, --ringbuf-mb when records are lost */
+	topts.ringbuf_bytes = (output_opts.ringbuf_mb ? output_opts.ringbuf_mb : 8) << 20;
 
 	fsaio_install_signals();
 	ret = session_open(&s, &topts, output_opts.record, "trace");
