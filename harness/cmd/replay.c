@@ -118,6 +118,8 @@ int cmd_replay(int argc, char **argv)
 
 		invariant_set(&r->run_checks[RUN_CHECK_EXIT], "workload_exit", VERDICT_SKIP, 0,
 			  "not recorded in the event log");
+		invariant_set(&r->run_checks[RUN_CHECK_RESOURCES], "workload_resources",
+			      VERDICT_SKIP, 0, "not recorded in the event log");
 		invariant_set(&r->run_checks[RUN_CHECK_AGREEMENT], "workload_agreement",
 			  VERDICT_SKIP, 0, "not recorded in the event log");
 		report_ktap_run(stdout, i + 1, r);

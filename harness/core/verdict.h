@@ -48,6 +48,7 @@ void invariant_set(struct invariant_result *ir, const char *name,
 enum run_check_id {
 	RUN_CHECK_EXIT,		/* "workload_exit": the workload's own verdict (data verified) */
 	RUN_CHECK_AGREEMENT,	/* "workload_agreement": its counts == traced counts */
+	RUN_CHECK_RESOURCES,	/* "workload_resources": kernel resources back to baseline */
 	RUN_CHECK__COUNT,
 };
 

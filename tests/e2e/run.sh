@@ -114,6 +114,49 @@ t_command_hangs() {
 }
 TESTS+=(t_command_hangs)
 
+# workload_resources: fs.aio-nr must come back after a workload.  A process
+# outside fsaio's tree creates an aio context when the workload tells it to
+# and keeps it past the run: with --exclusive that is a FAIL naming the
+# count, without it a SKIP (fsaio cannot tell whose the context is).
+t_resources_leak() {
+	need_root
+	local out rc x
+	cc -O2 -x c -o "$WORK/hold_aio" - <<'CEOF' || fail "cannot build the helper"
+#include <linux/aio_abi.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	aio_context_t ctx = 0;
+	char c;
+	FILE *go = fopen(argv[1], "r"), *done;
+
+	if (!go || fread(&c, 1, 1, go) != 1 || syscall(SYS_io_setup, 8, &ctx))
+		return 1;
+	done = fopen(argv[2], "r");	/* hold the context until told */
+	return done && fread(&c, 1, 1, done) == 1 ? 0 : 1;
+}
+CEOF
+	for x in "--exclusive" ""; do
+		rm -f "$WORK/go" "$WORK/done"; mkfifo "$WORK/go" "$WORK/done"
+		"$WORK/hold_aio" "$WORK/go" "$WORK/done" &
+		out=$($FSAIO check $x -- sh -c "echo g >'$WORK/go'; sleep 0.3" 2>&1); rc=$?
+		echo d >"$WORK/done"; wait
+		grep -E 'workload_resources' <<<"$out"
+		if [[ -n $x ]]; then
+			[[ $rc -eq $EXIT_FAIL && $out == *"not ok 3 workload_resources"* &&
+			   $out == *"8 aio events of contexts not freed"* ]] || fail "--exclusive: rc=$rc"
+		else
+			[[ $rc -eq $EXIT_PASS && $out == *"ok 3 workload_resources # SKIP"* ]] ||
+				fail "without --exclusive: rc=$rc"
+		fi
+	done
+	out=$($FSAIO check --exclusive -- sh -c 'true' 2>&1); rc=$?
+	[[ $rc -eq $EXIT_PASS && $out == *"fs.aio-nr back to"* ]] || fail "clean run: rc=$rc '$out'"
+}
+TESTS+=(t_resources_leak)
+
 # A child that leaves the process group (setsid) is killed with the rest:
 # the command runs in a cgroup of its own (harness/run/cgroup.c).
 t_command_setsid_hangs() {
