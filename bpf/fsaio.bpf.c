@@ -1224,8 +1224,10 @@ int BPF_PROG(fsaio_fentry_aio_complete, struct kiocb *kiocb, long res)
  * tracepoints; fsaio_submit only remembers req (struct aio_kiocb *) ->
  * {iocb, data, submitter} for tracked submitters, and every other event
  * (which may run in interrupt, waker or kworker context) is reported only
- * for a remembered req, with the submitter's tgid.  fsaio_complete forgets
- * the req (it may be reused afterwards).
+ * for a remembered req, with the submitter's tgid.  The req is remembered
+ * past its completion, until fsaio_submit reuses the struct (replaced for
+ * a traced submitter, deleted for any other): events after a completion,
+ * a second completion included, reach the checker.
  *
  *   fsaio_retry    -> RETRY   site from the wait kind, res = -EIOCBQUEUED,
  *                             arg0 = pos, arg1 = done, arg2 = retries
@@ -1305,8 +1307,14 @@ int fsaio_tp_submit(struct bpf_raw_tracepoint_args *ctx)
 	__u64 req = ctx->args[0], id;
 	struct aio_req_info info = {};
 
-	if (!req || !trace_current())
+	if (!req)
 		return 0;
+	if (!trace_current()) {
+		/* the struct may be a traced request's, freed and reused:
+		 * its events must not be taken for that request's */
+		bpf_map_delete_elem(&aio_reqs, &req);
+		return 0;
+	}
 	id = bpf_get_current_pid_tgid();
 	info.iocb = ctx->args[1];
 	info.data = ctx->args[2];
@@ -1422,7 +1430,9 @@ int fsaio_tp_complete(struct bpf_raw_tracepoint_args *ctx)
 		r->arg0 = (__u32)ctx->args[4];
 		rec_submit(r);
 	}
-	if (req)
-		bpf_map_delete_elem(&aio_reqs, &req);
+	/* The entry stays until the struct is submitted again (fsaio_submit
+	 * replaces or deletes it): a second completion, or a retry, wake or
+	 * resume after the completion, is a record the checker judges, never
+	 * a silent drop here. */
 	return 0;
 }
