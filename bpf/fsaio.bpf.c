@@ -1255,7 +1255,25 @@ struct aio_req_info {
 	__u64 mm;		/* submitter's mm */
 	__u32 tgid;		/* submitter */
 	__u32 pid;
+	/* the submitter's identity at submit: the worker must act as it */
+	__u32 fsuid, fsgid;
+	__u64 cap_effective;
 };
+
+struct task_ident {
+	__u32 fsuid, fsgid;
+	__u64 cap_effective;
+};
+
+/* current's subjective credentials (override_creds() changes these) */
+static __always_inline void current_ident(struct task_ident *id)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	id->fsuid = BPF_CORE_READ(task, cred, fsuid.val);
+	id->fsgid = BPF_CORE_READ(task, cred, fsgid.val);
+	id->cap_effective = BPF_CORE_READ(task, cred, cap_effective.val);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -1321,6 +1339,14 @@ int fsaio_tp_submit(struct bpf_raw_tracepoint_args *ctx)
 	info.mm = ctx->args[7];
 	info.tgid = id >> 32;
 	info.pid = (__u32)id;
+	{
+		struct task_ident who;
+
+		current_ident(&who);
+		info.fsuid = who.fsuid;
+		info.fsgid = who.fsgid;
+		info.cap_effective = who.cap_effective;
+	}
 	bpf_map_update_elem(&aio_reqs, &req, &info, BPF_ANY);
 	return 0;
 }
@@ -1389,7 +1415,9 @@ int fsaio_tp_wake(struct bpf_raw_tracepoint_args *ctx)
 SEC("raw_tp/fsaio_resume")
 int fsaio_tp_resume(struct bpf_raw_tracepoint_args *ctx)
 {
-	struct fsaio_record *r = fsaio_req_reserve(FSAIO_EV_RESUME, ctx->args[0], NULL);
+	struct aio_req_info *info = NULL;
+	struct fsaio_record *r = fsaio_req_reserve(FSAIO_EV_RESUME, ctx->args[0], &info);
+	struct task_ident who;
 
 	if (!r)
 		return 0;
@@ -1397,6 +1425,14 @@ int fsaio_tp_resume(struct bpf_raw_tracepoint_args *ctx)
 	r->arg1 = (__u8)ctx->args[4] ? 1 : 0;
 	r->arg2 = ((__u8)ctx->args[5] ? FSAIO_RESUME_PUNT : 0) |
 		  (ctx->args[2] ? 0 : FSAIO_RESUME_MM_GONE);
+	/* the tracepoint fires after override_creds(): the worker acts as
+	 * the submitter, or it reads and writes with its own identity */
+	current_ident(&who);
+	if (info && (who.fsuid != info->fsuid || who.fsgid != info->fsgid ||
+		     who.cap_effective != info->cap_effective)) {
+		r->arg2 |= FSAIO_RESUME_OTHER_CREDS;
+		r->ring = fsaio_resume_fsuids_pack(info->fsuid, who.fsuid);
+	}
 	rec_submit(r);
 	return 0;
 }

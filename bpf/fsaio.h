@@ -238,6 +238,9 @@ FSAIO_INLINE __u64 fsaio_end_drops(const struct fsaio_record *r, unsigned cause)
 /* RESUME: arg1 = 1 with the submitter's mm; arg2 = FSAIO_RESUME_* flags */
 #define FSAIO_RESUME_PUNT	0x1	/* the worker picks up a punted request */
 #define FSAIO_RESUME_MM_GONE	0x2	/* the submitter's mm was already gone */
+#define FSAIO_RESUME_OTHER_CREDS 0x4	/* the worker's fsuid, fsgid or effective
+					 * capabilities differ from the submitter's
+					 * at submit; ring = fsaio_resume_fsuids() */
 FSAIO_INLINE int fsaio_resume_same_mm(const struct fsaio_record *r)
 {
 	return r->arg1 == 1;
@@ -245,6 +248,19 @@ FSAIO_INLINE int fsaio_resume_same_mm(const struct fsaio_record *r)
 FSAIO_INLINE __u64 fsaio_resume_flags(const struct fsaio_record *r)
 {
 	return r->arg2;
+}
+/* RESUME with FSAIO_RESUME_OTHER_CREDS: ring = submitter fsuid << 32 | worker's */
+FSAIO_INLINE __u64 fsaio_resume_fsuids_pack(__u32 submitter, __u32 worker)
+{
+	return (__u64)submitter << 32 | worker;
+}
+FSAIO_INLINE __u32 fsaio_resume_submitter_fsuid(const struct fsaio_record *r)
+{
+	return r->ring >> 32;
+}
+FSAIO_INLINE __u32 fsaio_resume_worker_fsuid(const struct fsaio_record *r)
+{
+	return (__u32)r->ring;
 }
 
 #endif /* FSAIO_H */

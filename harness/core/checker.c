@@ -977,6 +977,21 @@ static void on_resume(struct checker *c, const struct fsaio_record *r)
 	 * mm NULL) must not touch user memory at all: that is the right
 	 * resumption if the submitter exited after the SUBMIT, which only
 	 * the end can tell (finish_resume). */
+	/* The worker must act as the submitter: its credentials decide what
+	 * the I/O may touch (permissions, quota, setuid bits). */
+	if (fsaio_resume_flags(r) & FSAIO_RESUME_OTHER_CREDS) {
+		struct fail *f = &c->resume;
+
+		if (seen)
+			fail_note(f, seen, "resumed with other credentials than the submitter's "
+				  "(fsuid %u, the submitter's %u, or other fsgid/capabilities)",
+				  fsaio_resume_worker_fsuid(r), fsaio_resume_submitter_fsuid(r));
+		else if (!f->count++)
+			snprintf(f->first, sizeof(f->first), "req 0x%" PRIx64 " resumed with other "
+				 "credentials than the submitter's (fsuid %u, the submitter's %u)",
+				 (uint64_t)r->req, fsaio_resume_worker_fsuid(r),
+				 fsaio_resume_submitter_fsuid(r));
+	}
 	if (!fsaio_resume_same_mm(r) && (fsaio_resume_flags(r) & FSAIO_RESUME_MM_GONE) && seen) {
 		if (c->nr_mm_gone == c->cap_mm_gone) {
 			size_t cap = c->cap_mm_gone ? 2 * c->cap_mm_gone : 64;

@@ -890,6 +890,34 @@ TEST_F(patched, io_uring_overflow_of_unknown_request_is_counted)
 	EXPECT_EQ(1, URING(c)->completed);
 }
 
+/* ---------- identity ---------- */
+
+/* A worker that resumes a request with its own credentials (a kworker's
+ * root instead of the submitter's fsuid 65534) fails resume_context. */
+TEST_F(patched, resume_with_other_credentials_fails)
+{
+	struct checker *c = self->c;
+	struct fsaio_record r;
+
+	aio_submit(c, 42, IOCB, 1, 0);
+	aio_submit_done(c, 42, 1, 1, 1);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
+	r = synth_rec(FSAIO_EV_RESUME, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	r.arg0 = 43;
+	r.arg1 = 1;
+	r.arg2 = FSAIO_RESUME_OTHER_CREDS;
+	r.ring = fsaio_resume_fsuids_pack(65534, 0);
+	synth_feed(c, &r);
+	aio_complete(c, IOCB, 4096);
+	aio_reap(c, 42, IOCB, 4096);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RESUME_CONTEXT);
+	EXPECT_DETAIL(c, INV_RESUME_CONTEXT, "resumed with other credentials than the submitter's "
+		      "(fsuid 0, the submitter's 65534");
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+}
+
 /* ---------- trace --stacks ---------- */
 
 static struct checker_config cfg_stacks(void)
