@@ -1547,7 +1547,7 @@ static void finish_resume(struct checker *c)
 
 	if (c->resume.count)
 		set_result(ir, VERDICT_FAIL, resumes, "%" PRIu64 " of %" PRIu64
-			   " resumes without the submitter's mm; first: %s",
+			   " resumes without the submitter's mm or credentials; first: %s",
 			   c->resume.count, resumes, c->resume.first);
 	else if (resumes && exited)
 		set_result(ir, VERDICT_PASS, resumes, "%" PRIu64 " resumes, all with the submitter's"
