@@ -511,6 +511,18 @@ t_conf_leader_exit() {
 }
 TESTS+=(t_conf_leader_exit)
 
+# IOSQE_IO_DRAIN: 8 cold reads, a drained NOP, 8 more reads in one submit;
+# the NOP completes after the first 8 and before the last 8 (the program
+# checks the order): 17 requests, each completed once.
+t_conf_drain() {
+	need_root
+	conf_run uring_drain
+	conf_counts io_uring "submitted completed abandoned errors" "17 17 0 0"
+	[[ $(jq -c '.engines.io_uring.by_opcode' "$J") == '{"nop":1,"read":16}' ]] ||
+		fail "by_opcode $(jq -c '.engines.io_uring.by_opcode' "$J")"
+}
+TESTS+=(t_conf_drain)
+
 # A program that calls io_uring_enter in a tight loop (1M empty
 # GETEVENTS, 1M NOP submit+reap: ~3M records in a few seconds): check's
 # default ring buffer (32 MiB) takes it without losing a record.
