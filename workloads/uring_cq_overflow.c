@@ -69,14 +69,8 @@ int main(int argc, char **argv)
 
 	/* Reap in order: overflowed CQEs are delivered after the first 4. */
 	while (st.completed < st.submitted) {
-		struct __kernel_timespec ts = { WL_TIMEOUT_S, 0 };
-		struct io_uring_cqe *cqe;
+		struct io_uring_cqe *cqe = wl_uring_wait(&ring);
 
-		ret = io_uring_wait_cqe_timeout(&ring, &cqe, &ts);
-		if (ret == -EINTR)
-			continue;
-		if (ret < 0)
-			wl_die("io_uring_wait_cqe", -ret);
 		if (cqe->user_data != st.completed || cqe->res != 0) {
 			fprintf(stderr, "CQE %" PRIu64 ": user_data %llu res %d\n",
 				st.completed, (unsigned long long)cqe->user_data, cqe->res);

@@ -116,17 +116,9 @@ int main(int argc, char **argv)
 			break;
 		}
 		for (unsigned done = 0; done < n; done++) {
-			struct __kernel_timespec ts = { WL_TIMEOUT_S, 0 };
-			struct io_uring_cqe *cqe;
-			int ret = io_uring_wait_cqe_timeout(&ring, &cqe, &ts);
+			struct io_uring_cqe *cqe = wl_uring_wait(&ring);
 			uint64_t id;
 
-			if (ret == -EINTR) {
-				done--;
-				continue;
-			}
-			if (ret < 0)
-				wl_die("io_uring_wait_cqe", -ret);
 			id = cqe->user_data;
 			st.completed++;
 			if (id < r * n || id >= (r + 1) * n || seen[id - r * n]++) {

@@ -79,15 +79,9 @@ int main(int argc, char **argv)
 	if (st.submitted != n)
 		st.errors++;
 	while (st.completed < st.submitted) {
-		struct __kernel_timespec ts = { WL_TIMEOUT_S, 0 };
-		struct io_uring_cqe *cqe;
-		int ret = io_uring_wait_cqe_timeout(&ring, &cqe, &ts);
+		struct io_uring_cqe *cqe = wl_uring_wait(&ring);
 		uint64_t i;
 
-		if (ret == -EINTR)
-			continue;
-		if (ret < 0)
-			wl_die("io_uring_wait_cqe", -ret);
 		i = cqe->user_data;
 		st.completed++;
 		if (i >= n || seen[i]++ || cqe->res != want[i]) {

@@ -90,18 +90,11 @@ int main(int argc, char **argv)
 		wl_die("write pipe", errno);
 
 	while (st.completed < st.submitted) {
-		struct __kernel_timespec ts = { WL_TIMEOUT_S, 0 };
-		struct io_uring_cqe *cqe;
-		int ret = io_uring_wait_cqe_timeout(&ring, &cqe, &ts);
-		uint64_t id;
+		struct io_uring_cqe *cqe = wl_uring_wait(&ring);
+		uint64_t id = cqe->user_data;
+		int ret = cqe->res;
 		bool ok;
 
-		if (ret == -EINTR)
-			continue;
-		if (ret < 0)
-			wl_die("io_uring_wait_cqe", -ret);
-		id = cqe->user_data;
-		ret = cqe->res;
 		st.completed++;
 		if (id > NOP_ID || (id >= o.count && id < POLL_ID) || seen[id]++) {
 			ok = false;

@@ -31,11 +31,27 @@ unsigned wl_uring_submit_all(struct io_uring *ring, unsigned n)
 	return done;
 }
 
+struct io_uring_cqe *wl_uring_wait(struct io_uring *ring)
+{
+	for (;;) {
+		/* Kernels with IORING_FEAT_EXT_ARG: no extra timeout SQE. */
+		struct __kernel_timespec ts = { WL_TIMEOUT_S, 0 };
+		struct io_uring_cqe *cqe;
+		int ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+
+		if (ret == -EINTR)
+			continue;
+		if (ret < 0)
+			wl_die("io_uring_wait_cqe", -ret);
+		return cqe;
+	}
+}
+
 void wl_uring_reap(struct io_uring *ring, struct wl_stats *st,
 		   struct wl_reap *r)
 {
 	while (st->completed < st->submitted) {
-		/* Kernels with IORING_FEAT_EXT_ARG: no extra timeout SQE. */
+		/* not wl_uring_wait(): a timeout here is a counted error */
 		struct __kernel_timespec ts = { WL_TIMEOUT_S, 0 };
 		struct io_uring_cqe *cqe;
 		int ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);

@@ -286,6 +286,9 @@ void wl_uring_setup(unsigned entries, struct io_uring *ring);
 unsigned wl_uring_submit_all(struct io_uring *ring, unsigned n);
 
 /* Wait for CQEs until every submitted request is reaped (or timeout). */
+/* The next CQE (to be marked seen by the caller); a wait longer than
+ * WL_TIMEOUT_S or an error ends the program (wl_die). */
+struct io_uring_cqe *wl_uring_wait(struct io_uring *ring);
 void wl_uring_reap(struct io_uring *ring, struct wl_stats *st,
 		   struct wl_reap *r);
 /* After the last expected completion nothing more may arrive. */
