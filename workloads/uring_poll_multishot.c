@@ -25,20 +25,6 @@
 static const char help[] =
 	"A multishot poll on a pipe, COUNT (16) writes, then POLL_REMOVE.\n";
 
-static struct io_uring_cqe *wait_one(struct io_uring *ring)
-{
-	struct __kernel_timespec ts = { WL_TIMEOUT_S, 0 };
-	struct io_uring_cqe *cqe;
-	int ret;
-
-	do
-		ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
-	while (ret == -EINTR);
-	if (ret < 0)
-		wl_die("io_uring_wait_cqe", -ret);
-	return cqe;
-}
-
 int main(int argc, char **argv)
 {
 	struct wl_opts o = { .name = "uring_poll_multishot", .count = 16 };
@@ -65,7 +51,7 @@ int main(int argc, char **argv)
 		c = 'a' + i % 26;
 		if (write(p[1], &c, 1) != 1)
 			wl_die("write pipe", errno);
-		cqe = wait_one(&ring);
+		cqe = wl_uring_wait(&ring);
 		cqes++;
 		if (cqe->user_data != POLL_ID || !(cqe->res & POLLIN) ||
 		    !(cqe->flags & IORING_CQE_F_MORE)) {
@@ -88,7 +74,7 @@ int main(int argc, char **argv)
 	io_uring_sqe_set_data64(sqe, REMOVE_ID);
 	st.submitted += wl_uring_submit_all(&ring, 1);
 	while (!poll_done || !remove_done) {
-		cqe = wait_one(&ring);
+		cqe = wl_uring_wait(&ring);
 		cqes++;
 		if (cqe->res < 0)
 			negative++;

@@ -29,20 +29,6 @@
 static const char help[] =
 	"One multishot read on a pipe into COUNT (8) provided buffers, then -ENOBUFS.\n";
 
-static struct io_uring_cqe *wait_one(struct io_uring *ring)
-{
-	struct __kernel_timespec ts = { WL_TIMEOUT_S, 0 };
-	struct io_uring_cqe *cqe;
-	int ret;
-
-	do
-		ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
-	while (ret == -EINTR);
-	if (ret < 0)
-		wl_die("io_uring_wait_cqe", -ret);
-	return cqe;
-}
-
 int main(int argc, char **argv)
 {
 	struct wl_opts o = { .name = "uring_read_multishot", .count = 8 };
@@ -93,7 +79,7 @@ int main(int argc, char **argv)
 		len = snprintf(msg, sizeof(msg), "message %u of %u", i, o.count);
 		if (write(p[1], msg, len) != len)
 			wl_die("write pipe", errno);
-		cqe = wait_one(&ring);
+		cqe = wl_uring_wait(&ring);
 		if (i == o.count) {	/* no buffer left: the last CQE */
 			if (cqe->user_data != READ_ID || cqe->res != -ENOBUFS ||
 			    (cqe->flags & IORING_CQE_F_MORE)) {
