@@ -90,6 +90,11 @@ splat)
 	printf '%s\n' "fsaio-vm: command start" \
 		"WARNING: CPU: 1 PID: 77 at mm/filemap.c:1 fake+0x0/0x10" >"$out/dmesg"
 	echo 0 >"$out/exit-code" ;;
+warnpanic)	# panic_on_warn: the WARN ends the guest at once
+	[[ " $append " == *" panic_on_warn=1 "* ]] || { say "no panic_on_warn=1 on the command line"; exit 0; }
+	say "WARNING: CPU: 0 PID: 1 at fs/aio.c:1 fake_resume+0x0/0x10"
+	say "Kernel panic - not syncing: kernel: panic_on_warn set ..."
+	exit 0 ;;
 noexit) say "fsaio-init: cannot mount the out share (9p tag fsaioout); giving up" ;;
 qemufail) echo "qemu-system-x86_64: -device virtio-9p-pci: fake start failure" >&2; exit 1 ;;
 esac
@@ -194,7 +199,7 @@ run_bg_then() {
 }
 
 plan=6
-((FAKE)) && plan=13
+((FAKE)) && plan=14
 ktap_set_plan "$plan"
 
 run_bg_then qemu_killed kill-qemu -- 'sleep 300'
@@ -223,6 +228,8 @@ if ((FAKE)); then
 	expect cmd_error "$EXIT_ERROR" "^ERROR rc=$EXIT_ERROR command exited $EXIT_ERROR: error, no verdict" $LAST_RC $LAST_T
 	run cmd_splat -- splat
 	expect cmd_splat "$EXIT_FAIL" "^FAIL rc=$EXIT_FAIL command passed but the kernel logged a splat" $LAST_RC $LAST_T
+	run warn_fails_fast -- warnpanic
+	expect warn_fails_fast "$EXIT_FAIL" "^FAIL rc=$EXIT_FAIL kernel splat ended the run: WARNING: CPU: 0 PID: 1 at fs/aio.c:1" $LAST_RC $LAST_T
 	run no_exit_code -- noexit
 	expect no_exit_code "$EXIT_ERROR" "^ERROR rc=$EXIT_ERROR guest stopped without an exit code" $LAST_RC $LAST_T
 	run qemu_fails -- qemufail
