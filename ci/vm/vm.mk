@@ -230,3 +230,13 @@ vmselftest-errors:
 	@$(vm_kernel_sh); $(vm_verdict_sh); \
 	bz=$$(vm_kernel $(firstword $(VM_KERNELS))) && [ -f "$$bz" ] || vm_status $(EXIT_ERROR); \
 	ci/vm/vm-error-tests.sh --kernel $$bz --out $(CURDIR)/$(OUTPUT)/vm-selftest/errors; vm_status $$?
+
+# ---- mutation testing -------------------------------------------------------
+#   make mutants [MUTANTS='name ...']
+#       apply each ci/mutants/*.patch to the cached patched tree, build it
+#       incrementally, restore the series, run the suite on the mutant in
+#       QEMU; print the kill table and the kill rate (ci/mutants/run.sh)
+MUTANTS		?=
+.PHONY: mutants
+mutants: all
+	@ci/mutants/run.sh $(MUTANTS)

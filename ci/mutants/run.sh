@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make mutants: measure the suite by mutation testing.  Each ci/mutants/*.patch
+# (a small bug on top of patches/linux-6.12) is applied to the cached patched
+# kernel tree, built incrementally (one changed file: about a minute), the
+# series restored at once, and the mutant kernel run under the suite in QEMU
+# (make vmcheck KERNEL=image).  Prints the kill table (mutant, the checks
+# that failed, or "SURVIVED") and the kill rate; results per mutant in
+# .output/vm/mut-NAME/.
+#
+#   ci/mutants/run.sh [NAME...]      default: every ci/mutants/*.patch
+#
+# Needs the patched kernel built (make kernels).  Builds take the CPU lock
+# of ci/kernel/build-kernel.sh.  The cached tree is the series again on
+# every exit path (its aio.c and friends are restored from a copy).
+# Exit status: EXIT_PASS when every mutant was killed, EXIT_FAIL when one
+# survived, EXIT_ERROR when a mutant could not be built or run.
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT" || die "cannot cd to $ROOT"
+[[ ${1:-} == -h || ${1:-} == --help ]] && usage "$EXIT_PASS"
+
+bz=$(ci/kernel/build-kernel.sh --patched --path 2>/dev/null) && [[ -f $bz ]] ||
+	die "no cached patched kernel: run make kernels"
+K=${bz%/build/arch/x86/boot/bzImage}
+[[ -d $K/src && -d $K/build ]] || die "unexpected cache layout: $K"
+CPU_LOCK=${FSAIO_CPU_LOCK:-/var/cache/fsaio/cpu.lock}
+WORK=$(mktemp -d /var/tmp/fsaio-mutants.XXXXXX) || die "mktemp"
+SAVED=()
+
+# Put back every file a mutant touched, and rebuild: the cache is the series.
+restore() {
+	local f
+	((${#SAVED[@]})) || return 0
+	for f in "${SAVED[@]}"; do
+		rm -f "$K/src/$f" && cp -p "$WORK/orig/$f" "$K/src/$f" && touch "$K/src/$f"
+	done
+	SAVED=()
+	kbuild >"$WORK/restore.log" 2>&1 || { msg "error: restoring the series failed (see $WORK/restore.log)"; return 1; }
+}
+kbuild() {
+	flock "$CPU_LOCK" nice -n 10 make -C "$K/src" O="$K/build" -j"$(nproc)" \
+		CC="ccache gcc" HOSTCC="ccache gcc" bzImage
+}
+cleanup() { restore; rm -rf "$WORK"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if (($#)); then names=("$@"); else
+	names=(); for p in ci/mutants/*.patch; do names+=("$(basename "$p" .patch)"); done
+fi
+killed=0 survived=0 errors=0 table=()
+for name in "${names[@]}"; do
+	patch=ci/mutants/$name.patch
+	[[ -f $patch ]] || usage_error "no mutant $patch"
+	msg "$name: applying, building"
+	files=$(sed -n 's|^+++ b/||p' "$patch")
+	for f in $files; do
+		mkdir -p "$WORK/orig/$(dirname "$f")"
+		cp -p "$K/src/$f" "$WORK/orig/$f" && SAVED+=("$f")
+	done
+	# patch writes a new file: the source cache the tree is linked to stays intact
+	if ! patch -s -d "$K/src" -p1 <"$patch" >"$WORK/$name.patch.log" 2>&1 ||
+	   ! kbuild >"$WORK/$name.build.log" 2>&1; then
+		table+=("$name|ERROR: does not apply or build (see the log)")
+		tail -5 "$WORK/$name.build.log" "$WORK/$name.patch.log" 2>/dev/null >&2
+		errors=$((errors + 1)); restore; continue
+	fi
+	cp "$K/build/arch/x86/boot/bzImage" "$WORK/bzImage-$name"
+	restore || die "the cached patched tree could not be restored"
+	msg "$name: running the suite"
+	make --no-print-directory vmcheck KERNEL="$WORK/bzImage-$name" VMLABEL="mut-$name" \
+		>"$WORK/$name.vm.log" 2>&1
+	out=.output/vm/mut-$name
+	res=$(cat "$out/result" 2>/dev/null || echo "ERROR no result")
+	by=$(grep -E '^    not ok [0-9]+ ' "$out/stdout" 2>/dev/null | awk '{ print $4 }' | sort | uniq -c |
+	     awk '{ printf "%s%s x%d", sep, $2, $1; sep = ", " }')
+	if [[ -n $by ]]; then
+		table+=("$name|killed by $by"); killed=$((killed + 1))
+	elif [[ $res == FAIL* ]]; then
+		table+=("$name|killed: ${res#FAIL rc=* }"); killed=$((killed + 1))
+	elif [[ $res == ERROR* ]]; then
+		table+=("$name|ERROR: ${res#ERROR rc=* }"); errors=$((errors + 1))
+	else
+		table+=("$name|SURVIVED ($res)"); survived=$((survived + 1))
+	fi
+done
+
+printf '\n%-28s %s\n' mutant result
+for row in "${table[@]}"; do printf '%-28s %s\n' "${row%%|*}" "${row#*|}"; done
+total=$((killed + survived + errors))
+printf '\nkilled %d of %d (%d%%), survived %d, errors %d\n' "$killed" "$total" \
+	$((total ? killed * 100 / total : 0)) "$survived" "$errors"
+((errors)) && exit "$EXIT_ERROR"
+((survived)) && exit "$EXIT_FAIL"
+exit "$EXIT_PASS"
