@@ -235,8 +235,8 @@ vmselftest-errors:
 #   make mutants [MUTANTS='name ...']
 #       apply each ci/mutants/*.patch to the cached patched tree, build it
 #       incrementally, restore the series, run the suite on the mutant in
-#       QEMU; print the kill table and the kill rate (ci/mutants/run.sh)
+#       QEMU; print the kill table and the kill rate (ci/mutants/mutants.sh)
 MUTANTS		?=
 .PHONY: mutants
 mutants: all
-	@ci/mutants/run.sh $(MUTANTS)
+	@ci/mutants/mutants.sh $(MUTANTS)

@@ -8,7 +8,7 @@
 # that failed, or "SURVIVED") and the kill rate; results per mutant in
 # .output/vm/mut-NAME/.
 #
-#   ci/mutants/run.sh [NAME...]      default: every ci/mutants/*.patch
+#   ci/mutants/mutants.sh [NAME...]  default: every ci/mutants/*.patch
 #
 # Needs the patched kernel built (make kernels).  Builds take the CPU lock
 # of ci/kernel/build-kernel.sh.  The cached tree is the series again on
