@@ -279,6 +279,32 @@ t_fio_io_uring_cold_exact() {
 }
 TESTS+=(t_fio_io_uring_cold_exact)
 
+# Job files in the style of fio's own examples (tests/e2e/fio/: libaio
+# O_DIRECT at four depths, the four stonewalled phases of ssd-test, io_uring
+# with SQPOLL + fixed buffers + registered files, io_uring with batched
+# submit and complete): each passes, nothing lost, and the traced requests
+# are exactly fio's total_ios.
+t_fio_examples() {
+	need_root
+	local j out rc ios sub comp
+	export FSAIO_FX_DIR=$WORK/fx
+	mkdir -p "$FSAIO_FX_DIR"
+	for j in tests/e2e/fio/*.fio; do
+		out=$WORK/fx-$(basename "$j" .fio)
+		$FSAIO check --json "$out.json" -- fio --output-format=json --output="$out.fio.json" "$j" \
+			>"$out.ktap" 2>&1; rc=$?
+		[[ $rc -eq $EXIT_PASS ]] || fail "$j: rc=$rc $(grep -E '^ *(# .*: |not ok)' "$out.ktap" | head -3)"
+		ios=$(jq '[.jobs[] | .read.total_ios + .write.total_ios] | add' "$out.fio.json")
+		sub=$(jq '.engines.libaio.submitted + .engines.io_uring.submitted' "$out.json")
+		comp=$(jq '.engines.libaio.completed + .engines.io_uring.completed' "$out.json")
+		echo "# $(basename "$j"): fio total_ios $ios, traced submitted $sub completed $comp, lost $(jq .lost_events "$out.json")"
+		[[ $ios -gt 0 && $sub -eq $ios && $comp -eq $ios && $(jq .lost_events "$out.json") -eq 0 ]] ||
+			fail "$j: counts differ"
+		rm -f "$FSAIO_FX_DIR"/*
+	done
+}
+TESTS+=(t_fio_examples)
+
 # ------------------------------------------------ the suite, JSON, replay
 t_suite() {
 	need_root
