@@ -1410,6 +1410,23 @@ int fsaio_tp_wake(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+/* The request an aio worker is running, by worker thread: set where the
+ * worker announces it (fsaio_resume, fsaio_punt in the worker), so that
+ * what the worker calls next (its final ->fsync()) is attributed. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);	/* worker tid */
+	__type(value, __u64);	/* struct aio_kiocb * */
+} worker_req SEC(".maps");
+
+static __always_inline void worker_runs(__u64 req)
+{
+	__u32 tid = current_tid();
+
+	bpf_map_update_elem(&worker_req, &tid, &req, BPF_ANY);
+}
+
 /* fsaio_resume(req, iocb, mm, submitter, same_mm, punt); the worker is
  * current. */
 SEC("raw_tp/fsaio_resume")
@@ -1428,6 +1445,7 @@ int fsaio_tp_resume(struct bpf_raw_tracepoint_args *ctx)
 	/* the tracepoint fires after override_creds(): the worker acts as
 	 * the submitter, or it reads and writes with its own identity */
 	current_ident(&who);
+	worker_runs(ctx->args[0]);
 	if (info && (who.fsuid != info->fsuid || who.fsgid != info->fsgid ||
 		     who.cap_effective != info->cap_effective)) {
 		r->arg2 |= FSAIO_RESUME_OTHER_CREDS;
@@ -1441,14 +1459,42 @@ int fsaio_tp_resume(struct bpf_raw_tracepoint_args *ctx)
 SEC("raw_tp/fsaio_punt")
 int fsaio_tp_punt(struct bpf_raw_tracepoint_args *ctx)
 {
-	struct fsaio_record *r = fsaio_req_reserve(FSAIO_EV_PUNT, ctx->args[0], NULL);
+	/* read once: the verifier refuses a second load through an offset ctx */
+	__u64 req = ctx->args[0], in_worker = (__u8)ctx->args[5];
+	struct fsaio_record *r;
 
+	barrier_var(in_worker);
+	r = fsaio_req_reserve(FSAIO_EV_PUNT, req, NULL);
 	if (!r)
 		return 0;
+	if (in_worker)
+		worker_runs(req);
 	r->res = (__s32)ctx->args[4];
 	r->arg0 = ctx->args[2];
 	r->arg1 = ctx->args[3];
-	r->arg2 = (__u8)ctx->args[5] ? 1 : 0;
+	r->arg2 = in_worker ? 1 : 0;
+	rec_submit(r);
+	return 0;
+}
+
+/* vfs_fsync_range(file, start, end, datasync) in an aio worker running a
+ * traced request: the durability step of an O_SYNC/O_DSYNC write.  Other
+ * callers (every fsync(2) of the system) cost one hash lookup. */
+SEC("fentry/vfs_fsync_range")
+int BPF_PROG(fsaio_fentry_fsync, struct file *file, loff_t start, loff_t end, int datasync)
+{
+	__u32 tid = current_tid();
+	struct fsaio_record *r;
+	__u64 *req = bpf_map_lookup_elem(&worker_req, &tid);
+
+	if (!req)
+		return 0;
+	r = fsaio_req_reserve(FSAIO_EV_FSYNC, *req, NULL);
+	if (!r)
+		return 0;
+	r->res = datasync;
+	r->arg0 = start;
+	r->arg1 = end;
 	rec_submit(r);
 	return 0;
 }

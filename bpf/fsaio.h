@@ -89,6 +89,10 @@ enum fsaio_event_type {
 	 * that context; unreaped ones are abandoned, never reaped.
 	 * ring = the aio_context_t, res = return value, arg1 = duration ns */
 	FSAIO_EV_IO_DESTROY = 15,
+	/* the aio worker running a request called vfs_fsync_range() (fentry;
+	 * patched kernel): the final ->fsync() of an O_SYNC/O_DSYNC write.
+	 * req as RESUME's, res = datasync, arg0/arg1 = range start/end */
+	FSAIO_EV_FSYNC = 16,
 	FSAIO_EV__MAX,
 };
 

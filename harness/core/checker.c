@@ -113,6 +113,8 @@
 #define LC_REAPED	0x10	/* user REAP seen */
 #define LC_DONE		0x20	/* lifecycle ended (counted in completed) */
 #define LC_PUNTED	0x40	/* last resumption path was a punt */
+#define SYNC_PUNTED	0x01	/* a libaio write handed to the worker (O_SYNC/O_DSYNC) */
+#define SYNC_FSYNCED	0x02	/* its worker ran the final fsync */
 #define LC_ABANDONED	0x80	/* ended unreaped: context destroyed or process exited (with LC_DONE) */
 
 /* Why a lifecycle was abandoned (struct lc.why) */
@@ -144,6 +146,7 @@ struct lc {
 	uint8_t ev[HIST_LEN];
 	uint8_t why;		/* AB_* once abandoned */
 	uint8_t opcode;		/* of the SUBMIT, < FSAIO_MAX_OPCODE */
+	uint8_t sync;		/* SYNC_*: the durability of an async sync write */
 	int32_t val[HIST_LEN];
 };
 
@@ -221,6 +224,8 @@ struct checker {
 	char malformed_first[200];
 
 	struct fail eonce, retry, resume, quiesce;
+	struct fail durab;	/* sync writes completed without their final fsync */
+	uint64_t sync_writes;	/* async O_SYNC/O_DSYNC writes completed */
 	struct fail aband;	/* abandoned requests the kernel did not finish */
 	/* RESUMEs that found the submitter's mm gone, judged at the end: the
 	 * address space goes in exit_mm(), before sched_process_exit fires */
@@ -851,6 +856,12 @@ static void complete_lc(struct checker *c, struct lc *l, const struct fsaio_reco
 		fail_note(&c->eonce, l, "completed twice");
 		return;
 	}
+	if (l->sync & SYNC_PUNTED) {
+		c->sync_writes++;
+		if (r->res >= 0 && !(l->sync & SYNC_FSYNCED))
+			fail_note(&c->durab, l, "O_SYNC/O_DSYNC write completed without its "
+				  "final fsync in the worker");
+	}
 	l->flags |= LC_KCOMPLETE;
 	l->kres = r->res;
 	if ((l->flags & LC_REAPED) && l->ures != l->kres)
@@ -1039,6 +1050,21 @@ static void on_punt(struct checker *c, const struct fsaio_record *r)
 	/* A blocking worker takes over: whatever was armed is moot. */
 	l->rstate = R_IDLE;
 	l->flags |= LC_PUNTED;
+	/* the patched kernel punts exactly the writes it makes durable in
+	 * the worker (O_SYNC/O_DSYNC) */
+	if (l->engine == FSAIO_ENGINE_LIBAIO &&
+	    (l->opcode == 1 /* IOCB_CMD_PWRITE */ || l->opcode == 8 /* PWRITEV */))
+		l->sync |= SYNC_PUNTED;
+}
+
+static void on_fsync(struct checker *c, const struct fsaio_record *r)
+{
+	struct lc *l = lc_find(c, r, false);
+
+	if (!l || !(l->flags & LC_ACTIVE))
+		return;
+	lc_push(l, FSAIO_EV_FSYNC, r->res);
+	l->sync |= SYNC_FSYNCED;
 }
 
 static void sleep_note(struct sleep_sum *s, const struct fsaio_record *r)
@@ -1254,6 +1280,7 @@ int checker_feed(struct checker *c, const struct fsaio_record *rec)
 	case FSAIO_EV_SLEEP:		on_sleep(c, &r);	break;
 	case FSAIO_EV_PROC_EXIT:	mark_set(c, r.tgid, 0);	break;
 	case FSAIO_EV_IO_DESTROY:	on_io_destroy(c, &r);	break;
+	case FSAIO_EV_FSYNC:		on_fsync(c, &r);	break;
 	case FSAIO_EV_TRACE_END: {
 		unsigned i;
 
@@ -1647,6 +1674,30 @@ static void judge_with_loss(struct checker *c)
 	}
 }
 
+/*
+ * An O_SYNC/O_DSYNC write that the kernel made asynchronous must complete
+ * only after the worker's final ->fsync() (vfs_fsync_range): before it,
+ * the data may sit in the page cache or the disk's volatile cache.
+ */
+static void finish_durability(struct checker *c)
+{
+	struct invariant_result *ir = &c->res[INV_DURABILITY];
+
+	if (!c->cfg.see_fsync)
+		set_result(ir, VERDICT_SKIP, 0, "the aio worker's final fsync needs fentry on "
+			   "vfs_fsync_range and the patched kernel's fsaio tracepoints");
+	else if (c->durab.count)
+		set_result(ir, VERDICT_FAIL, c->sync_writes, "%" PRIu64 " of %" PRIu64
+			   " async O_SYNC/O_DSYNC writes completed without their final fsync; "
+			   "first: %s", c->durab.count, c->sync_writes, c->durab.first);
+	else if (!c->sync_writes)
+		set_result(ir, VERDICT_SKIP, 0, "no O_SYNC/O_DSYNC write went async");
+	else
+		set_result(ir, VERDICT_PASS, c->sync_writes, "%" PRIu64 " async O_SYNC/O_DSYNC "
+			   "writes, each completed after its final fsync in the worker",
+			   c->sync_writes);
+}
+
 static const char *const inv_names[INV__COUNT] = {
 		[INV_TRACE_INTEGRITY] = "trace_integrity",
 		[INV_EXACTLY_ONCE] = "exactly_once",
@@ -1655,6 +1706,7 @@ static const char *const inv_names[INV__COUNT] = {
 		[INV_NONBLOCKING_SUBMIT_IO_URING] = "nonblocking_submit_io_uring",
 		[INV_RESUME_CONTEXT] = "resume_context",
 		[INV_QUIESCENCE] = "quiescence",
+		[INV_DURABILITY] = "durability",
 };
 
 void checker_finish(struct checker *c)
@@ -1673,6 +1725,7 @@ void checker_finish(struct checker *c)
 	finish_nonblocking(c, INV_NONBLOCKING_SUBMIT_IO_URING, FSAIO_ENGINE_IO_URING);
 	finish_resume(c);
 	finish_quiescence(c);
+	finish_durability(c);
 	judge_with_loss(c);
 }
 

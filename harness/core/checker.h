@@ -23,6 +23,8 @@ struct checker_config {
 	bool libaio_submit_unseen; /* no syscalls:sys_enter_io_submit: libaio kernel
 				    * events of unknown requests are counted, not failed */
 	const char *skip_retry_reason;	/* why see_retry is false, for SKIP lines */
+	bool see_fsync;		/* FSYNC events of aio workers (fentry vfs_fsync_range
+				 * + the patched kernel's fsaio tracepoints) */
 	bool keep_stacks;	/* count sleeps per distinct stack (trace --stacks) */
 };
 
@@ -34,6 +36,7 @@ enum invariant_id {
 	INV_NONBLOCKING_SUBMIT_IO_URING,
 	INV_RESUME_CONTEXT,
 	INV_QUIESCENCE,
+	INV_DURABILITY,		/* an async O_SYNC/O_DSYNC write completes after its final fsync */
 	INV__COUNT,
 };
 

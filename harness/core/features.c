@@ -20,6 +20,7 @@ struct checker_config checker_config_for(uint32_t features)
 	cfg.see_libaio_kernel_complete = features & (FEAT_FSAIO_TP |
 						     FEAT_FENTRY_AIO_COMPLETE);
 	cfg.libaio_submit_unseen = !(features & FEAT_SYSCALL_TP);
+	cfg.see_fsync = (features & FEAT_FENTRY_FSYNC) && (features & FEAT_FSAIO_TP);
 	cfg.libaio_async_expected = (features & FEAT_FSAIO_TP) &&
 				    (features & FEAT_LIBAIO_ASYNC);
 	cfg.skip_retry_reason = (features & FEAT_FENTRY) ?

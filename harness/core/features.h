@@ -47,6 +47,9 @@
 	X(FENTRY_AIO_COMPLETE, 11, "fentry_aio_complete_rw",		\
 	  "fentry aio_complete_rw (libaio kernel completions)",		\
 	  "libaio completions seen only when reaped")			\
+	X(FENTRY_FSYNC, 12, "fentry_vfs_fsync_range",			\
+	  "fentry vfs_fsync_range (the aio worker's final fsync of an O_SYNC write)", \
+	  "durability SKIPs: the final fsync of async O_SYNC writes not observable") \
 	X(LIBAIO_ASYNC, 31, "libaio_async",				\
 	  "fs.aio-buffered-async=1: the patched kernel's libaio must not block", \
 	  "libaio buffered I/O may block in io_submit (stock, or switched off)")

@@ -890,6 +890,80 @@ TEST_F(patched, io_uring_overflow_of_unknown_request_is_counted)
 	EXPECT_EQ(1, URING(c)->completed);
 }
 
+/* ---------- durability ---------- */
+
+/*
+ * An O_SYNC write the patched kernel makes asynchronous: punted to the
+ * worker at submit, resumed, punted again in the worker for the final
+ * step, which must be the fsync (FSAIO_EV_FSYNC), then completed.
+ */
+FIXTURE_VARIANT(sync_write) {
+	bool fsync;			/* the worker's final fsync seen */
+	enum verdict verdict;
+	const char *detail;
+};
+
+static struct checker_config cfg_fsync(void)
+{
+	struct checker_config cfg = synth_cfg_all();
+
+	cfg.see_fsync = true;
+	return cfg;
+}
+
+CHECKER_FIXTURE(sync_write, cfg_fsync())
+
+FIXTURE_VARIANT_ADD(sync_write, fsynced) {
+	.fsync = true, .verdict = VERDICT_PASS,
+	.detail = "1 async O_SYNC/O_DSYNC writes, each completed after its final fsync",
+};
+
+FIXTURE_VARIANT_ADD(sync_write, no_final_fsync) {
+	.verdict = VERDICT_FAIL,
+	.detail = "1 of 1 async O_SYNC/O_DSYNC writes completed without their final fsync; "
+		  "first: O_SYNC/O_DSYNC write completed without its final fsync in the worker",
+};
+
+TEST_F(sync_write, durability)
+{
+	struct checker *c = self->c;
+	struct fsaio_record r = synth_rec(FSAIO_EV_SUBMIT, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+
+	r.arg1 = 4096;
+	r.arg2 = fsaio_submit_arg2(1 /* IOCB_CMD_PWRITE */, 3, 0);
+	r.res = 1;
+	r.ring = SYNTH_RING;
+	synth_feed(c, &r);
+	ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	aio_submit_done(c, 42, 1, 1, 1);
+	ev_resume(c, FSAIO_ENGINE_LIBAIO, 42, IOCB, 1);
+	ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_LIBAIO, 42, IOCB);	/* in the worker */
+	if (variant->fsync) {
+		r = synth_rec(FSAIO_EV_FSYNC, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+		synth_feed(c, &r);
+	}
+	aio_complete(c, IOCB, 4096);
+	aio_reap(c, 42, IOCB, 4096);
+	FINISH(c);
+	EXPECT_VERDICT(c, variant->verdict, INV_DURABILITY);
+	EXPECT_TRUE(HAS(c, INV_DURABILITY, variant->detail)) TH_LOG("%s", D(c, INV_DURABILITY));
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+}
+
+/* A read punted to the worker needs no fsync */
+TEST_F(sync_write, reads_are_not_judged)
+{
+	struct checker *c = self->c;
+
+	aio_submit(c, 42, IOCB, 1, 0);
+	ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	aio_submit_done(c, 42, 1, 1, 1);
+	aio_complete(c, IOCB, 4096);
+	aio_reap(c, 42, IOCB, 4096);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_SKIP, INV_DURABILITY);
+}
+
 /* ---------- identity ---------- */
 
 /* A worker that resumes a request with its own credentials (a kworker's
@@ -1141,6 +1215,7 @@ CHECKER_FIXTURE(observe, config_of(variant->cfg))
 FIXTURE_VARIANT_ADD(observe, everything) {
 	.verdict = {
 		[INV_NONBLOCKING_SUBMIT_LIBAIO] = VERDICT_SKIP,
+		[INV_DURABILITY] = VERDICT_SKIP,	/* no sync write */
 	},
 };
 
@@ -1151,6 +1226,7 @@ FIXTURE_VARIANT_ADD(observe, retry_unseen) {
 		[INV_RETRY_LIFECYCLE] = VERDICT_SKIP,
 		[INV_RESUME_CONTEXT] = VERDICT_SKIP,
 		[INV_NONBLOCKING_SUBMIT_LIBAIO] = VERDICT_SKIP,
+		[INV_DURABILITY] = VERDICT_SKIP,
 	},
 	.retry_detail = "test: retry not observable",
 };
@@ -1160,6 +1236,7 @@ FIXTURE_VARIANT_ADD(observe, sleep_unseen) {
 	.verdict = {
 		[INV_NONBLOCKING_SUBMIT_IO_URING] = VERDICT_SKIP,
 		[INV_NONBLOCKING_SUBMIT_LIBAIO] = VERDICT_SKIP,
+		[INV_DURABILITY] = VERDICT_SKIP,
 	},
 };
 
