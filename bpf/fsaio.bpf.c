@@ -630,28 +630,36 @@ static __always_inline bool trace_ring_event(__u64 ring)
 	return ring_tracked(ring) || trace_current();
 }
 
-SEC("tracepoint/io_uring/io_uring_submit_req")
-int fsaio_uring_submit_req(struct trace_event_raw_io_uring_submit_req *ctx)
+/* A new io_uring request of a traced task: its SUBMIT.  A new lifecycle
+ * has no armed wait: drop one left by a recycled req. */
+static __always_inline int uring_new_request(__u64 ring, __u64 req, __u64 user_data,
+					     __u8 opcode, __u64 flags, __u8 rflags, __s32 res)
 {
 	struct fsaio_record *r;
-	__u64 req;
 
 	if (!trace_current())
 		return 0;
-	ring_track((__u64)ctx->ctx);
-	/* a new lifecycle has no armed wait: drop one left by a recycled req */
-	req = (__u64)ctx->req;
+	ring_track(ring);
 	bpf_map_delete_elem(&armed, &req);
 	r = rec_reserve(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING);
 	if (!r)
 		return 0;
-	r->req = (__u64)ctx->req;
-	r->user_data = ctx->user_data;
-	r->arg0 = ctx->opcode;
-	r->arg1 = ctx->flags;
-	r->ring = (__u64)ctx->ctx;
+	r->flags = rflags;
+	r->req = req;
+	r->user_data = user_data;
+	r->res = res;
+	r->arg0 = opcode;
+	r->arg1 = flags;
+	r->ring = ring;
 	rec_submit(r);
 	return 0;
+}
+
+SEC("tracepoint/io_uring/io_uring_submit_req")
+int fsaio_uring_submit_req(struct trace_event_raw_io_uring_submit_req *ctx)
+{
+	return uring_new_request((__u64)ctx->ctx, (__u64)ctx->req, ctx->user_data,
+				 ctx->opcode, ctx->flags, 0, 0);
 }
 
 /* An SQE that fails at init (bad opcode, flags, buffer, fd) never reaches
@@ -660,26 +668,8 @@ int fsaio_uring_submit_req(struct trace_event_raw_io_uring_submit_req *ctx)
 SEC("tracepoint/io_uring/io_uring_req_failed")
 int fsaio_uring_req_failed(struct trace_event_raw_io_uring_req_failed *ctx)
 {
-	struct fsaio_record *r;
-	__u64 req;
-
-	if (!trace_current())
-		return 0;
-	ring_track((__u64)ctx->ctx);
-	req = (__u64)ctx->req;
-	bpf_map_delete_elem(&armed, &req);
-	r = rec_reserve(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING);
-	if (!r)
-		return 0;
-	r->flags = FSAIO_F_FAILED_INIT;
-	r->req = req;
-	r->user_data = ctx->user_data;
-	r->res = ctx->error;
-	r->arg0 = ctx->opcode;
-	r->arg1 = ctx->flags;
-	r->ring = (__u64)ctx->ctx;
-	rec_submit(r);
-	return 0;
+	return uring_new_request((__u64)ctx->ctx, (__u64)ctx->req, ctx->user_data,
+				 ctx->opcode, ctx->flags, FSAIO_F_FAILED_INIT, ctx->error);
 }
 
 /* -ECANCELED posted while the ring is being torn down: by a task in
