@@ -12,7 +12,9 @@
 # Matches WARNING:, BUG:, Oops, general protection fault, KASAN, UBSAN,
 # lockdep reports (possible circular/recursive locking, inconsistent lock
 # state, suspicious RCU usage, ...), RCU stalls, hung tasks ("blocked for more
-# than"), soft/hard lockups and kernel panics.  Each match is printed with its
+# than"), soft/hard lockups, kernel panics, kmemleak reports ("new suspected
+# memory leaks"), debugobjects (ODEBUG) and SLUB debug reports (KFENCE's
+# start "BUG: KFENCE").  Each match is printed with its
 # line number.  Exit status (harness/exit_status.h): EXIT_PASS (0) clean,
 # EXIT_FAIL (1) splat found, EXIT_USAGE (64) bad option or unreadable file.
 set -uo pipefail
@@ -43,7 +45,8 @@ PATTERN+='rcu_sched self-detected stall|rcu_preempt self-detected stall|RCU stal
 PATTERN+='rcu: INFO: .* detected stall|detected stalls on CPUs|'
 PATTERN+='blocked for more than|soft lockup|hard LOCKUP|Kernel panic|'
 PATTERN+='kernel BUG at|Unable to handle kernel|stack-protector|list_add corruption|'
-PATTERN+='list_del corruption|refcount_t: '
+PATTERN+='list_del corruption|refcount_t: |new suspected memory leak|ODEBUG: |'
+PATTERN+='BUG .*: Poison overwritten|Redzone overwritten|Object already free'
 
 # Lines that mention the words without being a splat.
 IGNORE='lockdep: fixing up alternatives|Lock dependency validator|'

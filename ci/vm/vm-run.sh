@@ -207,7 +207,12 @@ APPEND_ALL+=" init=$VMDIR/guest-init.sh panic=-1 loglevel=6 net.ifnames=0"
 # guest running into the timeout; the verdict below names the splat.
 # (Detectors a config lacks ignore their parameter.)
 APPEND_ALL+=" panic_on_warn=1 softlockup_panic=1 hung_task_panic=1"
-APPEND_ALL+=" sysctl.kernel.panic_on_rcu_stall=1 $APPEND"
+APPEND_ALL+=" sysctl.kernel.panic_on_rcu_stall=1"
+# SLUB debugging on every cache: a freed object is poisoned (a use after free
+# reads 0x6b, not the old data), red zones catch overruns, a double free
+# splats; and debug caches keep no per-CPU slabs, so /proc/slabinfo counts
+# are exact for the resources check.
+APPEND_ALL+=" slub_debug=FZP $APPEND"
 
 QARGS=(-nodefaults -no-user-config -display none -no-reboot
 	"${ACCEL_ARGS[@]}" -smp "$CPUS" -m "$MEM"
@@ -292,7 +297,8 @@ if [[ -s $scanfile ]] && ! "$VMDIR/splat-scan.sh" --after 'fsaio-vm: command sta
 	msg "kernel splats in $(basename "$scanfile") ($nsplat lines, see $OUT/splats):"
 	head -5 "$OUT/splats" | sed 's/^/    /' >&2
 	if ((SPLATCHECK)) && [[ $result == PASS ]]; then
-		result=FAIL rc=$EXIT_FAIL reason="command passed but the kernel logged a splat"
+		result=FAIL rc=$EXIT_FAIL
+		reason="command passed but the kernel logged a splat: $(head -1 "$OUT/splats" | sed 's/^[0-9]*: *//; s/^\[[^]]*\] //')"
 	fi
 fi
 echo "$result rc=$rc $reason" >"$OUT/result"

@@ -1,8 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The run's resources check (run/resources.h). */
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include "run/resources.h"
+
+static const char *const slab_name[SLAB_NR] = {
+#define X(name, what) #name,
+	FSAIO_SLAB_CACHES(X)
+#undef X
+};
+
+static const char *const slab_what[SLAB_NR] = {
+#define X(name, what) what,
+	FSAIO_SLAB_CACHES(X)
+#undef X
+};
 
 static long read_long(const char *path)
 {
@@ -17,9 +30,71 @@ static long read_long(const char *path)
 	return v;
 }
 
+/* /proc/slabinfo: "name active_objs num_objs objsize ...". */
+static void read_slabinfo(struct resources *r)
+{
+	char line[512], name[64];
+	long active;
+	FILE *f;
+	int i;
+
+	for (i = 0; i < SLAB_NR; i++)
+		r->slab[i] = -1;
+	f = fopen("/proc/slabinfo", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %ld", name, &active) != 2)
+			continue;
+		for (i = 0; i < SLAB_NR; i++)
+			if (!strcmp(name, slab_name[i]))
+				r->slab[i] = active;
+	}
+	fclose(f);
+}
+
 void resources_read(struct resources *r)
 {
+	char path[128];
+	int i;
+
 	r->aio_nr = read_long("/proc/sys/fs/aio-nr");
+	read_slabinfo(r);
+	/* SLUB debugging (sanity checks or poisoning) turns the per-CPU
+	 * slabs off: only then is active_objs the number allocated. */
+	for (i = 0; i < SLAB_NR; i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/sanity_checks", slab_name[i]);
+		r->slab_exact[i] = r->slab[i] >= 0 && read_long(path) == 1;
+	}
+}
+
+/* How many counters are still above before; details appended to buf. */
+static int count_leaks(const struct resources *before, const struct resources *after,
+		       char *buf, size_t size)
+{
+	size_t n = 0;
+	int i, leaks = 0;
+
+	if (buf && size)
+		buf[0] = '\0';
+	if (before->aio_nr >= 0 && after->aio_nr > before->aio_nr) {
+		leaks++;
+		if (buf)
+			n += snprintf(buf + n, n < size ? size - n : 0,
+				      "fs.aio-nr %ld -> %ld (+%ld aio events of contexts not freed)",
+				      before->aio_nr, after->aio_nr, after->aio_nr - before->aio_nr);
+	}
+	for (i = 0; i < SLAB_NR; i++) {
+		if (!before->slab_exact[i] || after->slab[i] <= before->slab[i])
+			continue;
+		leaks++;
+		if (buf)
+			n += snprintf(buf + n, n < size ? size - n : 0,
+				      "%sslab %s %ld -> %ld (+%ld: each %s)", n ? "; " : "",
+				      slab_name[i], before->slab[i], after->slab[i],
+				      after->slab[i] - before->slab[i], slab_what[i]);
+	}
+	return leaks;
 }
 
 void check_resources(struct invariant_result *ir, const struct resources *before,
@@ -28,30 +103,43 @@ void check_resources(struct invariant_result *ir, const struct resources *before
 	const char *name = "workload_resources";
 	struct timespec nap = { 0, 20 * 1000 * 1000 };
 	struct resources after;
-	int waited = 0;
+	char detail[768], judged[256];
+	int i, waited = 0, nexact = 0;
+	size_t n = 0;
 
 	if (before->aio_nr < 0) {
 		invariant_set(ir, name, VERDICT_SKIP, 0, "/proc/sys/fs/aio-nr unreadable");
 		return;
 	}
-	/* The last mm reference may go a little after the last process
-	 * (mmput_async, RCU): give the counters settle_ms to come back. */
+	/* The last references may go a little after the last process
+	 * (mmput_async, RCU-freed creds and tasks, io_uring's exit work):
+	 * give the counters settle_ms to come back. */
 	for (;;) {
 		resources_read(&after);
-		if (after.aio_nr <= before->aio_nr || waited >= settle_ms)
+		if (!count_leaks(before, &after, NULL, 0) || waited >= settle_ms)
 			break;
 		nanosleep(&nap, NULL);
 		waited += 20;
 	}
-	if (after.aio_nr <= before->aio_nr) {
-		invariant_set(ir, name, VERDICT_PASS, 1,
-			      "fs.aio-nr back to %ld (every aio context freed)", before->aio_nr);
+	judged[0] = '\0';
+	for (i = 0; i < SLAB_NR; i++)
+		if (before->slab_exact[i]) {
+			n += snprintf(judged + n, n < sizeof(judged) ? sizeof(judged) - n : 0,
+				      "%s%s", nexact++ ? " " : "", slab_name[i]);
+		}
+	if (!count_leaks(before, &after, detail, sizeof(detail))) {
+		if (nexact)
+			invariant_set(ir, name, VERDICT_PASS, 1,
+				      "fs.aio-nr back to %ld and slab objects back to baseline (%s)",
+				      before->aio_nr, judged);
+		else
+			invariant_set(ir, name, VERDICT_PASS, 1,
+				      "fs.aio-nr back to %ld (every aio context freed); slab counts "
+				      "not judged (inexact without slub_debug)", before->aio_nr);
 		return;
 	}
 	invariant_set(ir, name, exclusive ? VERDICT_FAIL : VERDICT_SKIP, 1,
-		      "fs.aio-nr %ld before, %ld %d ms after the workload's processes were gone: "
-		      "%ld aio events of contexts not freed%s", before->aio_nr, after.aio_nr, waited,
-		      after.aio_nr - before->aio_nr,
-		      exclusive ? " (a leaked mm keeps exit_aio() from running)" :
+		      "%d ms after the workload's processes were gone: %s%s", waited, detail,
+		      exclusive ? "" :
 		      "; not judged: other processes may hold them (--exclusive where fsaio runs alone)");
 }

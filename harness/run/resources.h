@@ -2,9 +2,17 @@
 /*
  * What a run must give back: system-wide kernel resources that a workload
  * takes and that must return to their baseline once its processes are
- * gone (workload_resources).  fs.aio-nr counts the aio contexts (kioctx)
- * alive (the sum of their io_setup() nr_events): a kernel that leaks the submitter's mm (a worker that never drops
- * its reference) never runs exit_aio(), and the contexts stay.
+ * gone (workload_resources).
+ *
+ * fs.aio-nr counts the aio contexts (kioctx) alive (the sum of their
+ * io_setup() nr_events): a kernel that leaks the submitter's mm_users (a
+ * worker that never drops its reference) never runs exit_aio(), and the
+ * contexts stay.  The slab caches below count the objects a request or its
+ * asynchronous state holds a reference to: a worker that takes a reference
+ * (mmgrab, get_cred, get_task_struct, fget) and forgets to drop it leaves
+ * one object per request.  Their /proc/slabinfo counts are exact only for
+ * caches with SLUB debugging on (no per-CPU slabs): the VM boots with
+ * slub_debug=FZP; elsewhere they are reported but not judged.
  */
 #ifndef FSAIO_RUN_RESOURCES_H
 #define FSAIO_RUN_RESOURCES_H
@@ -12,8 +20,27 @@
 #include <stdbool.h>
 #include "core/verdict.h"
 
+/* The slab caches judged: name, and what a leak of one object means. */
+#define FSAIO_SLAB_CACHES(X)						\
+	X(kioctx,	"an aio context")					\
+	X(aio_kiocb,	"an aio request")					\
+	X(io_kiocb,	"an io_uring request")					\
+	X(mm_struct,	"an address space (mmgrab without mmdrop)")		\
+	X(cred,		"a credentials struct (get_cred without put_cred)")	\
+	X(task_struct,	"a task (get_task_struct without put_task_struct)")	\
+	X(filp,		"an open file (fget without fput)")
+
+enum {
+#define X(name, what) SLAB_##name,
+	FSAIO_SLAB_CACHES(X)
+#undef X
+	SLAB_NR
+};
+
 struct resources {
 	long aio_nr;		/* /proc/sys/fs/aio-nr, -1 if unreadable */
+	long slab[SLAB_NR];	/* active objects, -1 if the cache is absent */
+	bool slab_exact[SLAB_NR]; /* the cache has SLUB debugging: counts exact */
 };
 
 void resources_read(struct resources *r);
