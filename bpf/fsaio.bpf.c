@@ -1470,6 +1470,9 @@ int fsaio_tp_punt(struct bpf_raw_tracepoint_args *ctx)
 /* vfs_fsync_range(file, start, end, datasync) in an aio worker running a
  * traced request: the durability step of an O_SYNC/O_DSYNC write.  Other
  * callers (every fsync(2) of the system) cost one hash lookup. */
+/* include/linux/fs.h: IOCB_SYNC is RWF_SYNC (O_SYNC files, RWF_SYNC writes) */
+#define FSAIO_IOCB_SYNC		0x4
+
 SEC("fentry/vfs_fsync_range")
 int BPF_PROG(fsaio_fentry_fsync, struct file *file, loff_t start, loff_t end, int datasync)
 {
@@ -1485,6 +1488,8 @@ int BPF_PROG(fsaio_fentry_fsync, struct file *file, loff_t start, loff_t end, in
 	r->res = datasync;
 	r->arg0 = start;
 	r->arg1 = end;
+	/* rw is the first member of struct aio_kiocb's union */
+	r->arg2 = (BPF_CORE_READ((struct kiocb *)*req, ki_flags) & FSAIO_IOCB_SYNC) ? 1 : 0;
 	rec_submit(r);
 	return 0;
 }

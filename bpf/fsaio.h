@@ -91,7 +91,9 @@ enum fsaio_event_type {
 	FSAIO_EV_IO_DESTROY = 15,
 	/* the aio worker running a request called vfs_fsync_range() (fentry;
 	 * patched kernel): the final ->fsync() of an O_SYNC/O_DSYNC write.
-	 * req as RESUME's, res = datasync, arg0/arg1 = range start/end */
+	 * req as RESUME's, res = datasync, arg0/arg1 = range start/end,
+	 * arg2 = 1 if the request asked for O_SYNC (IOCB_SYNC: data and
+	 * metadata), 0 for O_DSYNC */
 	FSAIO_EV_FSYNC = 16,
 	FSAIO_EV__MAX,
 };
@@ -265,6 +267,16 @@ FSAIO_INLINE __u32 fsaio_resume_submitter_fsuid(const struct fsaio_record *r)
 FSAIO_INLINE __u32 fsaio_resume_worker_fsuid(const struct fsaio_record *r)
 {
 	return (__u32)r->ring;
+}
+
+/* FSYNC: an O_SYNC request (IOCB_SYNC) must be synced with datasync 0 */
+FSAIO_INLINE int fsaio_fsync_datasync(const struct fsaio_record *r)
+{
+	return r->res != 0;
+}
+FSAIO_INLINE int fsaio_fsync_wants_metadata(const struct fsaio_record *r)
+{
+	return r->arg2 == 1;
 }
 
 #endif /* FSAIO_H */

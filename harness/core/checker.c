@@ -115,6 +115,7 @@
 #define LC_PUNTED	0x40	/* last resumption path was a punt */
 #define SYNC_PUNTED	0x01	/* a libaio write handed to the worker (O_SYNC/O_DSYNC) */
 #define SYNC_FSYNCED	0x02	/* its worker ran the final fsync */
+#define SYNC_WEAK	0x04	/* ...but an O_SYNC write got fdatasync only */
 #define LC_ABANDONED	0x80	/* ended unreaped: context destroyed or process exited (with LC_DONE) */
 
 /* Why a lifecycle was abandoned (struct lc.why) */
@@ -859,8 +860,10 @@ static void complete_lc(struct checker *c, struct lc *l, const struct fsaio_reco
 	if (l->sync & SYNC_PUNTED) {
 		c->sync_writes++;
 		if (r->res >= 0 && !(l->sync & SYNC_FSYNCED))
-			fail_note(&c->durab, l, "O_SYNC/O_DSYNC write completed without its "
-				  "final fsync in the worker");
+			fail_note(&c->durab, l, l->sync & SYNC_WEAK ?
+				  "O_SYNC write completed after an fdatasync only (datasync=1): "
+				  "its metadata was not committed" :
+				  "O_SYNC/O_DSYNC write completed without its final fsync in the worker");
 	}
 	l->flags |= LC_KCOMPLETE;
 	l->kres = r->res;
@@ -1064,7 +1067,11 @@ static void on_fsync(struct checker *c, const struct fsaio_record *r)
 	if (!l || !(l->flags & LC_ACTIVE))
 		return;
 	lc_push(l, FSAIO_EV_FSYNC, r->res);
-	l->sync |= SYNC_FSYNCED;
+	/* O_SYNC promises the metadata too: fdatasync does not commit it */
+	if (fsaio_fsync_wants_metadata(r) && fsaio_fsync_datasync(r))
+		l->sync |= SYNC_WEAK;
+	else
+		l->sync |= SYNC_FSYNCED;
 }
 
 static void sleep_note(struct sleep_sum *s, const struct fsaio_record *r)

@@ -899,6 +899,7 @@ TEST_F(patched, io_uring_overflow_of_unknown_request_is_counted)
  */
 FIXTURE_VARIANT(sync_write) {
 	bool fsync;			/* the worker's final fsync seen */
+	bool osync_datasync;		/* an O_SYNC write, synced with datasync=1 */
 	enum verdict verdict;
 	const char *detail;
 };
@@ -924,6 +925,13 @@ FIXTURE_VARIANT_ADD(sync_write, no_final_fsync) {
 		  "first: O_SYNC/O_DSYNC write completed without its final fsync in the worker",
 };
 
+FIXTURE_VARIANT_ADD(sync_write, osync_fdatasync_only) {
+	.fsync = true, .osync_datasync = true, .verdict = VERDICT_FAIL,
+	.detail = "1 of 1 async O_SYNC/O_DSYNC writes completed without their final fsync; "
+		  "first: O_SYNC write completed after an fdatasync only (datasync=1): "
+		  "its metadata was not committed",
+};
+
 TEST_F(sync_write, durability)
 {
 	struct checker *c = self->c;
@@ -940,6 +948,8 @@ TEST_F(sync_write, durability)
 	ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_LIBAIO, 42, IOCB);	/* in the worker */
 	if (variant->fsync) {
 		r = synth_rec(FSAIO_EV_FSYNC, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+		r.arg2 = 1;			/* O_SYNC */
+		r.res = variant->osync_datasync;
 		synth_feed(c, &r);
 	}
 	aio_complete(c, IOCB, 4096);
