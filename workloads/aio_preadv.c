@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * aio_preadv: IOCB_CMD_PREADV vectored buffered reads from a cold file.
- * Each of COUNT (default 32) requests scatters into five iovecs of odd
- * sizes (1000, 3, 4096, 777, 2221+) at odd addresses, from an unaligned
+ * Each of COUNT (default 32) requests scatters into 5 (even requests) or
+ * 12 (odd ones: more than UIO_FASTIOV, so the kernel's iovec array is
+ * kmalloc()ed and an async request takes it over) iovecs of odd sizes at
+ * odd addresses, from an unaligned
  * file offset; the last request crosses EOF and must come back short.
  * Every segment is verified, and bytes past a short result stay untouched.
  *
@@ -11,7 +13,7 @@
 #include "lib/wl.h"
 
 static const char help[] =
-	"COUNT (32) cold IOCB_CMD_PREADV reads, 5 odd-sized iovecs each, verified.\n"
+	"COUNT (32) cold IOCB_CMD_PREADV reads, 5 or 12 odd-sized iovecs each, verified.\n"
 	"  -s FILESIZE  file size (default 4m)\n";
 
 int main(int argc, char **argv)

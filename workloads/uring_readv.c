@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * uring_readv: the io_uring twin of aio_preadv.  COUNT (default 32) cold
- * buffered IORING_OP_READV requests, each scattering into five iovecs of
+ * buffered IORING_OP_READV requests, each scattering into 5 or 12 iovecs of
  * odd sizes at odd addresses from an unaligned offset; the last crosses EOF
  * and must come back short.  CQEs are checked exactly once by user_data.
  *
@@ -12,7 +12,7 @@
 #include "lib/wl.h"
 
 static const char help[] =
-	"COUNT (32) cold IORING_OP_READV reads, 5 odd-sized iovecs each, verified.\n"
+	"COUNT (32) cold IORING_OP_READV reads, 5 or 12 odd-sized iovecs each, verified.\n"
 	"  -s FILESIZE  file size (default 4m)\n";
 
 int main(int argc, char **argv)

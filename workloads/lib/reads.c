@@ -5,7 +5,8 @@
 #define WL_BATCH_STRIDE		(64u * 1024)
 #define WL_UNALIGNED_SIZE	((1u << 20) + 555)	/* EOF mid-page */
 /* iovec layout for the vectored cases: odd sizes, odd buffer addresses. */
-#define WL_NIOV			5
+#define WL_NIOV			12	/* segments of an odd request */
+#define WL_NIOV_FAST		5	/* of an even one (<= UIO_FASTIOV) */
 #define WL_IOV_SLOT		(16u * 1024)	/* per-request buffer space */
 
 int wl_rd_check(uint64_t id, long res, void *arg)
@@ -107,14 +108,28 @@ int wl_unaligned_case(const struct wl_opts *o, struct wl_reads *c)
 }
 
 /* Request i's iovecs in its slot; returns their total length. */
+/*
+ * Odd requests scatter into more segments than UIO_FASTIOV (8): the
+ * kernel then imports the iovec array into kmalloc()ed memory, which an
+ * asynchronous request takes over (and must free exactly once); even ones
+ * use the on-stack array, which it must copy before io_submit() returns.
+ */
+static unsigned wl_iov_count(unsigned i)
+{
+	return i % 2 ? WL_NIOV : WL_NIOV_FAST;
+}
+
 static size_t wl_iov_layout(char *slot, unsigned i, struct iovec *iov)
 {
-	static const size_t sizes[WL_NIOV] = { 1000, 3, 4096, 777, 2221 };
+	static const size_t sizes[WL_NIOV] = {
+		1000, 3, 4096, 777, 2221, 512, 1, 300, 4096, 17, 900, 64
+	};
 	size_t total = 0, pos = 1 + i % 7;	/* start unaligned */
+	unsigned n = wl_iov_count(i);
 
-	for (unsigned k = 0; k < WL_NIOV; k++) {
+	for (unsigned k = 0; k < n; k++) {
 		iov[k].iov_base = slot + pos;
-		iov[k].iov_len = sizes[k] + (k == WL_NIOV - 1 ? i % 13 : 0);
+		iov[k].iov_len = sizes[k] + (k == n - 1 ? i % 13 : 0);
 		pos += iov[k].iov_len + 5;	/* gap: segments never touch */
 		total += iov[k].iov_len;
 	}
@@ -138,7 +153,7 @@ int wl_iov_case(const struct wl_opts *o, struct wl_reads *c)
 		struct wl_rd *q = &c->rd[i];
 
 		q->iov = iov + (size_t)i * WL_NIOV;
-		q->niov = WL_NIOV;
+		q->niov = wl_iov_count(i);
 		q->len = wl_iov_layout(c->bufs + (size_t)i * WL_IOV_SLOT, i, q->iov);
 		q->off = i == c->n - 1 ? c->f.size - q->len / 2 :	/* crosses EOF */
 			 WL_PAGE * wl_rand(c->f.seed, i, c->f.size / WL_PAGE - 3) +
