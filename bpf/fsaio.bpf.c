@@ -158,9 +158,11 @@ struct armed_state {
 	__u64 state;		/* changed with cmpxchg while ARMING */
 };
 
+/* A plain hash: an LRU map would evict an armed request before it is full
+ * and its wake would vanish unnoticed; a full map is a counted drop. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
 	__type(key, __u64);
 	__type(value, struct armed_state);
 } armed SEC(".maps");
@@ -1066,6 +1068,7 @@ int BPF_PROG(fsaio_fexit_get_pages, struct kiocb *iocb)
 {
 	struct armed_state a = {}, *p;
 	__u64 ret = 0, req, user_data;
+	long err;
 	__u8 engine;
 
 	bpf_get_func_ret(ctx, &ret);
@@ -1087,9 +1090,13 @@ int BPF_PROG(fsaio_fexit_get_pages, struct kiocb *iocb)
 		return 0;
 	a.mm = current_mm();
 	a.state = ARMING;
-	/* a wake that beat us here already reported the retry */
-	if (bpf_map_update_elem(&armed, &req, &a, BPF_NOEXIST))
+	/* -EEXIST: a wake that beat us here already reported the retry */
+	err = bpf_map_update_elem(&armed, &req, &a, BPF_NOEXIST);
+	if (err) {
+		if (err != -17)
+			count_drops(FSAIO_DROP_MAP_FULL, 1);
 		return 0;
+	}
 	emit_retry(engine, req, user_data, (int)ret, 0);
 	p = bpf_map_lookup_elem(&armed, &req);
 	if (!p || __sync_val_compare_and_swap(&p->state, ARMING, ARMED) != WAKE_PENDING)
@@ -1114,6 +1121,7 @@ int BPF_PROG(fsaio_fentry_async_buf, struct wait_queue_entry *wait,
 	struct armed_state *a, na = {};
 	struct io_kiocb *req;
 	__u64 reqp, user_data, old;
+	long err;
 
 	wpq = (void *)wait - bpf_core_field_offset(struct wait_page_queue, wait);
 	if (BPF_CORE_READ(wpq, folio) != BPF_CORE_READ(key, folio) ||
@@ -1130,10 +1138,15 @@ int BPF_PROG(fsaio_fentry_async_buf, struct wait_queue_entry *wait,
 			return 0;
 		na.state = WOKEN;
 		na.mm = fsaio_req_mm(req);
-		if (!bpf_map_update_elem(&armed, &reqp, &na, BPF_NOEXIST)) {
+		err = bpf_map_update_elem(&armed, &reqp, &na, BPF_NOEXIST);
+		if (!err) {
 			emit_retry(FSAIO_ENGINE_IO_URING, reqp, user_data,
 				   -FSAIO_EIOCBQUEUED, FSAIO_F_INFERRED);
 			emit_wake(reqp, user_data, BPF_CORE_READ(wpq, bit_nr));
+			return 0;
+		}
+		if (err != -17) {
+			count_drops(FSAIO_DROP_MAP_FULL, 1);
 			return 0;
 		}
 		/* the fexit inserted its entry in the meantime */
@@ -1265,12 +1278,29 @@ static __always_inline void current_ident(struct task_ident *id)
 	id->cap_effective = BPF_CORE_READ(task, cred, cap_effective.val);
 }
 
+/*
+ * Traced libaio requests of the patched kernel, by struct aio_kiocb *.
+ * In flight: a plain hash, never evicted (an LRU map evicts before it is
+ * full, and the evicted request's later events would vanish unnoticed);
+ * in-flight requests are bounded by fs.aio-max-nr (65536 by default), and
+ * a full map is a counted drop.  Completed: moved to an LRU map, so that
+ * a second completion, or a retry, wake or resume after the completion,
+ * is a record the checker judges; an entry evicted from there is a
+ * request completed tens of thousands of completions ago.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u64);	/* struct aio_kiocb * */
 	__type(value, struct aio_req_info);
 } aio_reqs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);	/* struct aio_kiocb * */
+	__type(value, struct aio_req_info);
+} aio_done SEC(".maps");
 
 static __always_inline __u8 fsaio_wait_site(__u64 kind)
 {
@@ -1295,6 +1325,8 @@ fsaio_req_reserve(__u16 type, __u64 req, struct aio_req_info **infop)
 	if (!req)
 		return NULL;
 	info = bpf_map_lookup_elem(&aio_reqs, &req);
+	if (!info)
+		info = bpf_map_lookup_elem(&aio_done, &req);
 	if (!info)
 		return NULL;
 	r = rec_reserve(type, FSAIO_ENGINE_LIBAIO);
@@ -1321,8 +1353,10 @@ int fsaio_tp_submit(struct bpf_raw_tracepoint_args *ctx)
 		/* the struct may be a traced request's, freed and reused:
 		 * its events must not be taken for that request's */
 		bpf_map_delete_elem(&aio_reqs, &req);
+		bpf_map_delete_elem(&aio_done, &req);
 		return 0;
 	}
+	bpf_map_delete_elem(&aio_done, &req);
 	id = bpf_get_current_pid_tgid();
 	info.iocb = ctx->args[1];
 	info.data = ctx->args[2];
@@ -1337,7 +1371,7 @@ int fsaio_tp_submit(struct bpf_raw_tracepoint_args *ctx)
 		info.fsgid = who.fsgid;
 		info.cap_effective = who.cap_effective;
 	}
-	bpf_map_update_elem(&aio_reqs, &req, &info, BPF_ANY);
+	update_or_count(&aio_reqs, &req, &info, BPF_ANY);
 	return 0;
 }
 
@@ -1499,7 +1533,8 @@ SEC("raw_tp/fsaio_complete")
 int fsaio_tp_complete(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 req = ctx->args[0];
-	struct fsaio_record *r = fsaio_req_reserve(FSAIO_EV_COMPLETE, req, NULL);
+	struct aio_req_info *info = NULL;
+	struct fsaio_record *r = fsaio_req_reserve(FSAIO_EV_COMPLETE, req, &info);
 
 	if (r) {
 		r->user_data = ctx->args[2];
@@ -1507,9 +1542,15 @@ int fsaio_tp_complete(struct bpf_raw_tracepoint_args *ctx)
 		r->arg0 = (__u32)ctx->args[4];
 		rec_submit(r);
 	}
-	/* The entry stays until the struct is submitted again (fsaio_submit
-	 * replaces or deletes it): a second completion, or a retry, wake or
-	 * resume after the completion, is a record the checker judges, never
-	 * a silent drop here. */
+	/* Remembered as completed until the struct is submitted again
+	 * (fsaio_submit replaces or deletes it): a second completion, or a
+	 * retry, wake or resume after the completion, is a record the
+	 * checker judges, never a silent drop here. */
+	if (info && bpf_map_lookup_elem(&aio_reqs, &req)) {
+		struct aio_req_info done = *info;
+
+		bpf_map_update_elem(&aio_done, &req, &done, BPF_ANY);
+		bpf_map_delete_elem(&aio_reqs, &req);
+	}
 	return 0;
 }
