@@ -3,7 +3,8 @@
 # Run every test of fsaio: the unit-test binaries given as arguments
 # (kselftest_harness), the end-to-end tests on the running kernel, and with
 # --vm KERNELS the workload suite inside QEMU on those kernels (make vmcheck;
-# KERNELS = both | stock | patched; builds them unless cached).
+# KERNELS = both | stock | patched; builds them unless cached; FLAVOR=debug
+# in the environment boots the debug flavour of each).
 # Ends with the line "N passed, N failed, N skipped"; exit status EXIT_PASS
 # or EXIT_FAIL (harness/exit_status.h, through ci/lib.sh).
 set -u
@@ -47,13 +48,14 @@ add_totals "$(cat "$out_file")" || { echo "not ok - e2e printed no totals"; fail
 # no result) or a failing workload without a failing check counts as failed.
 vm_tier() {
 	local k label dir res p f s nf
+	local suffix=${FLAVOR:+-$FLAVOR}
 	case $VM in both) set -- stock patched ;; *) set -- "$VM" ;; esac
 	# No verdict from an earlier run may stand in for this one.
-	for k in "$@"; do rm -f ".output/vm/$k/result" ".output/vm/$k/stdout"; done
-	echo "# vm: make vmcheck KERNEL=$VM (kernel builds are cached in /var/cache/fsaio/kernels)"
-	make --no-print-directory vmcheck KERNEL="$VM"
+	for k in "$@"; do rm -f ".output/vm/$k$suffix/result" ".output/vm/$k$suffix/stdout"; done
+	echo "# vm: make vmcheck KERNEL=$VM${FLAVOR:+ FLAVOR=$FLAVOR} (kernel builds are cached in /var/cache/fsaio/kernels)"
+	make --no-print-directory vmcheck KERNEL="$VM" ${FLAVOR:+FLAVOR="$FLAVOR"}
 	for k in "$@"; do
-		label=$k dir=.output/vm/$k
+		label=$k$suffix dir=.output/vm/$k$suffix
 		res=$(cat "$dir/result" 2>/dev/null || echo "ERROR no result")
 		if [[ ! -s $dir/stdout || $res == ERROR* ]]; then
 			echo "not ok - vm $label: $res"
