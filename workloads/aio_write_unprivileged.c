@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aio_write_unprivileged: O_DSYNC (O_SYNC with -S) libaio writes by user
+ * nobody, checked for what the writer's identity decides, as xfstests'
+ * generic/355 (suid/sgid cleared on write) and LTP's setrlimit tests do.
+ *
+ *  1. COUNT (default 8) 4 KiB writes in one io_submit to a file nobody
+ *     owns with mode 06775: a write by a user without CAP_FSETID clears
+ *     the set-user-ID and set-group-ID bits (file_remove_privs).  A write
+ *     by root keeps them, so a kernel that finishes the write in a worker
+ *     with the worker's (root) credentials leaves them set.  The first
+ *     write cannot remove privileges without blocking (IOCB_NOWAIT gets
+ *     -EAGAIN), so on a patched kernel it is the worker that does it.
+ *  2. RLIMIT_FSIZE (SIGXFSZ ignored): a write starting at the limit fails
+ *     with -EFBIG and one crossing it is cut short at the limit.
+ *
+ * Every write is read back.  The files are made and removed as root; the
+ * saved set-user-ID stays 0 for that.  Skips when not run as root.
+ */
+#include <grp.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "lib/wl.h"
+
+#define NOBODY		65534
+#define WSIZE		4096u
+#define PRIV_BITS	(S_ISUID | S_ISGID)
+
+static const char help[] =
+	"COUNT (8) O_DSYNC libaio writes as user nobody to a setuid/setgid file\n"
+	"(the bits must go), then RLIMIT_FSIZE: a write at the limit gets -EFBIG,\n"
+	"one across it is cut short.\n"
+	"  -S  O_SYNC instead of O_DSYNC\n";
+
+static bool osync;
+
+static int extra(int c, const char *arg)
+{
+	(void)c;
+	(void)arg;
+	osync = true;
+	return 0;
+}
+
+static void become_root(void)
+{
+	/* before the files are removed (atexit runs this first) */
+	if (setresuid(0, 0, 0) || setresgid(0, 0, 0))
+		fprintf(stderr, "aio_write_unprivileged: cannot regain root: %s\n",
+			strerror(errno));
+}
+
+/* The result each request must get; the data is checked after. */
+static int check(uint64_t id, long res, void *arg)
+{
+	const long *want = arg;
+
+	if (res != want[id]) {
+		fprintf(stderr, "write %" PRIu64 ": res %ld, want %ld\n", id, res, want[id]);
+		return -1;
+	}
+	return 0;
+}
+
+/* One io_submit of n writes of WSIZE from bufs at offs; results checked. */
+static void run_writes(int fd, unsigned n, const uint64_t *offs, const long *want,
+		       char *bufs, uint64_t seed, struct wl_stats *st)
+{
+	struct wl_reap r = { .nreq = n, .check = check, .arg = (void *)want };
+	struct iocb *cbs = calloc(n, sizeof(*cbs));
+	io_context_t ctx;
+
+	r.seen = calloc(n, 1);
+	if (!cbs || !r.seen)
+		wl_die("calloc", ENOMEM);
+	for (unsigned i = 0; i < n; i++) {
+		char *b = bufs + (size_t)i * WSIZE;
+
+		pattern_fill(seed, offs[i], b, WSIZE);
+		io_prep_pwrite(&cbs[i], fd, b, WSIZE, offs[i]);
+		cbs[i].data = (void *)(uintptr_t)i;
+	}
+	wl_aio_setup(n, &ctx);
+	wl_aio_run(ctx, cbs, n, st, &r);
+	io_destroy(ctx);
+	free(r.seen);
+	free(cbs);
+}
+
+/* Read back [off, off+len): pattern data where written, else zero. */
+static int read_back(int fd, uint64_t seed, uint64_t off, size_t len, bool data)
+{
+	char buf[WSIZE];
+
+	if (pread(fd, buf, len, off) != (ssize_t)len)
+		return -1;
+	for (size_t k = 0; k < len; k++)
+		if ((uint8_t)buf[k] != (data ? pattern_byte(seed, off + k) : 0))
+			return -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct wl_opts o = { .name = "aio_write_unprivileged", .count = 8 };
+	struct wl_file f = { .seed = 0x5e7 };
+	struct wl_stats st = { 0 };
+	uint64_t offs[WL_MAX_COUNT], lim_offs[2];
+	long want[WL_MAX_COUNT], lim_want[2];
+	struct rlimit rl;
+	struct stat sb;
+	char *bufs;
+	int fd;
+
+	wl_getopt(argc, argv, &o, help, "S", extra);
+	if (geteuid() != 0)
+		wl_skip("needs root to make a file nobody owns with mode 06775", EPERM);
+	static struct wl_extent no_data;
+
+	f.size = (uint64_t)o.count * 2 * WSIZE;
+	f.data = &no_data;				/* all hole */
+	wl_create(&f, o.dir, o.name);
+	if (chown(f.path, NOBODY, NOBODY) || chmod(f.path, 06775))
+		wl_die(f.path, errno);
+	printf("# mode: %s, file %s 06775 owned by %d\n", osync ? "O_SYNC" : "O_DSYNC",
+	       f.path, NOBODY);
+
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, 0) ||
+	    setresuid(NOBODY, NOBODY, 0))
+		wl_die("dropping to user nobody", errno);
+	atexit(become_root);
+
+	fd = open(f.path, O_RDWR | O_CLOEXEC | (osync ? O_SYNC : O_DSYNC));
+	if (fd < 0)
+		wl_die(f.path, errno);
+	bufs = wl_alloc((size_t)(o.count > 2 ? o.count : 2) * WSIZE);
+
+	/* 1. privileges: every other 4 KiB block */
+	for (unsigned i = 0; i < o.count; i++) {
+		offs[i] = (uint64_t)i * 2 * WSIZE;
+		want[i] = WSIZE;
+	}
+	run_writes(fd, o.count, offs, want, bufs, f.seed, &st);
+	if (fstat(fd, &sb))
+		wl_die("fstat", errno);
+	if (sb.st_mode & PRIV_BITS) {
+		fprintf(stderr, "mode %04o after writes by uid %d: the set-user/group-ID bits "
+			"survived (the write ran with credentials that have CAP_FSETID?)\n",
+			sb.st_mode & 07777, NOBODY);
+		st.errors++;
+	}
+
+	/* 2. RLIMIT_FSIZE at the file's size: one write at the limit, one
+	 * ending 2 KiB past it (starting 2 KiB before). */
+	signal(SIGXFSZ, SIG_IGN);
+	rl = (struct rlimit){ .rlim_cur = f.size, .rlim_max = RLIM_INFINITY };
+	if (setrlimit(RLIMIT_FSIZE, &rl))
+		wl_die("setrlimit RLIMIT_FSIZE", errno);
+	lim_offs[0] = f.size;
+	lim_want[0] = -EFBIG;
+	lim_offs[1] = f.size - WSIZE / 2;
+	lim_want[1] = WSIZE / 2;
+	run_writes(fd, 2, lim_offs, lim_want, bufs, f.seed, &st);
+	if (fstat(fd, &sb))
+		wl_die("fstat", errno);
+	if ((uint64_t)sb.st_size != f.size) {
+		fprintf(stderr, "size %lld after writes limited to %" PRIu64 " bytes\n",
+			(long long)sb.st_size, f.size);
+		st.errors++;
+	}
+
+	/* read back: the written blocks, and the holes between them */
+	st.verified = 0;
+	for (unsigned i = 0; i < o.count; i++) {
+		if (read_back(fd, f.seed, offs[i], WSIZE, true) ||
+		    read_back(fd, f.seed, offs[i] + WSIZE,
+			      offs[i] + 2 * WSIZE <= f.size - WSIZE / 2 ? WSIZE : WSIZE / 2,
+			      false))
+			st.errors++;
+		else
+			st.verified++;
+	}
+	if (read_back(fd, f.seed, f.size - WSIZE / 2, WSIZE / 2, true))
+		st.errors++;
+	else
+		st.verified++;
+	close(fd);
+	return wl_finish(&o, "libaio", &st);
+}
