@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # make mutants: measure the suite by mutation testing.  Each ci/mutants/*.patch
 # (a small bug on top of patches/linux-6.12) is applied to the cached patched
-# kernel tree, built incrementally (one changed file: about a minute), the
-# series restored at once, and the mutant kernel run under the suite in QEMU
+# kernel tree, built incrementally (one changed file: about a minute), its
+# sources put back at once (the series' kernel is rebuilt once, at the end),
+# and the mutant kernel run under the suite in QEMU
 # (make vmcheck KERNEL=image).  Prints the kill table (mutant, the checks
-# that failed, or "SURVIVED") and the kill rate; results per mutant in
+# that failed, or "SURVIVED") and the kill rate; a mutant whose patch has a
+# line "Equivalent: why" (before the diff) and survives is listed as such
+# and left out of the rate; results per mutant in
 # .output/vm/mut-NAME/.
 #
 #   ci/mutants/mutants.sh [NAME...]  default: every ci/mutants/*.patch
@@ -27,7 +30,10 @@ CPU_LOCK=${FSAIO_CPU_LOCK:-/var/cache/fsaio/cpu.lock}
 WORK=$(mktemp -d /var/tmp/fsaio-mutants.XXXXXX) || die "mktemp"
 SAVED=()
 
-# Put back every file a mutant touched, and rebuild: the cache is the series.
+# Put back every file a mutant touched.  The objects are rebuilt only once,
+# at the end (rebuild_series): the next mutant rebuilds the same files
+# anyway.  Until then the cache's "built" marker is gone, so anything else
+# that asks for the patched kernel meanwhile rebuilds it from the series.
 restore() {
 	local f
 	((${#SAVED[@]})) || return 0
@@ -35,20 +41,27 @@ restore() {
 		rm -f "$K/src/$f" && cp -p "$WORK/orig/$f" "$K/src/$f" && touch "$K/src/$f"
 	done
 	SAVED=()
+}
+DIRTY=0
+rebuild_series() {
+	((DIRTY)) || return 0
+	msg "rebuilding the series' kernel"
 	kbuild >"$WORK/restore.log" 2>&1 || { msg "error: restoring the series failed (see $WORK/restore.log)"; return 1; }
+	touch "$K/built"
+	DIRTY=0
 }
 kbuild() {
 	flock "$CPU_LOCK" nice -n 10 make -C "$K/src" O="$K/build" -j"$(nproc)" \
 		CC="ccache gcc" HOSTCC="ccache gcc" bzImage
 }
-cleanup() { restore; rm -rf "$WORK"; }
+cleanup() { restore; rebuild_series; rm -rf "$WORK"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 if (($#)); then names=("$@"); else
 	names=(); for p in ci/mutants/*.patch; do names+=("$(basename "$p" .patch)"); done
 fi
-killed=0 survived=0 errors=0 table=()
+killed=0 survived=0 errors=0 equivalent=0 table=()
 for name in "${names[@]}"; do
 	patch=ci/mutants/$name.patch
 	[[ -f $patch ]] || usage_error "no mutant $patch"
@@ -58,6 +71,7 @@ for name in "${names[@]}"; do
 		mkdir -p "$WORK/orig/$(dirname "$f")"
 		cp -p "$K/src/$f" "$WORK/orig/$f" && SAVED+=("$f")
 	done
+	rm -f "$K/built"; DIRTY=1
 	# patch writes a new file: the source cache the tree is linked to stays intact
 	if ! patch -s -d "$K/src" -p1 <"$patch" >"$WORK/$name.patch.log" 2>&1 ||
 	   ! kbuild >"$WORK/$name.build.log" 2>&1; then
@@ -66,7 +80,7 @@ for name in "${names[@]}"; do
 		errors=$((errors + 1)); restore; continue
 	fi
 	cp "$K/build/arch/x86/boot/bzImage" "$WORK/bzImage-$name"
-	restore || die "the cached patched tree could not be restored"
+	restore
 	msg "$name: running the suite"
 	make --no-print-directory vmcheck KERNEL="$WORK/bzImage-$name" VMLABEL="mut-$name" \
 		>"$WORK/$name.vm.log" 2>&1
@@ -80,6 +94,8 @@ for name in "${names[@]}"; do
 		table+=("$name|killed: ${res#FAIL rc=* }"); killed=$((killed + 1))
 	elif [[ $res == ERROR* ]]; then
 		table+=("$name|ERROR: ${res#ERROR rc=* }"); errors=$((errors + 1))
+	elif equiv=$(sed -n 's/^Equivalent: //p' "$patch") && [[ -n $equiv ]]; then
+		table+=("$name|survived, equivalent: $equiv"); equivalent=$((equivalent + 1))
 	else
 		table+=("$name|SURVIVED ($res)"); survived=$((survived + 1))
 	fi
@@ -88,8 +104,8 @@ done
 printf '\n%-28s %s\n' mutant result
 for row in "${table[@]}"; do printf '%-28s %s\n' "${row%%|*}" "${row#*|}"; done
 total=$((killed + survived + errors))
-printf '\nkilled %d of %d (%d%%), survived %d, errors %d\n' "$killed" "$total" \
-	$((total ? killed * 100 / total : 0)) "$survived" "$errors"
+printf '\nkilled %d of %d (%d%%), survived %d, errors %d; %d equivalent (argued in the patch, not counted)\n' \
+	"$killed" "$total" $((total ? killed * 100 / total : 0)) "$survived" "$errors" "$equivalent"
 ((errors)) && exit "$EXIT_ERROR"
 ((survived)) && exit "$EXIT_FAIL"
 exit "$EXIT_PASS"
