@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The run's resources check (run/resources.h). */
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "run/resources.h"
 
 static const char *const slab_name[SLAB_NR] = {
@@ -53,10 +55,36 @@ static void read_slabinfo(struct resources *r)
 	fclose(f);
 }
 
+/*
+ * A CPU that ran a process and then went idle (or to a kernel thread)
+ * keeps that process's mm as its lazy-TLB active_mm, with a reference:
+ * the mm_struct of a process long gone stays allocated until the CPU next
+ * runs a user task.  Running this thread on every CPU in turn drops them.
+ */
+static void flush_lazy_mms(void)
+{
+	cpu_set_t old, one;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (sched_getaffinity(0, sizeof(old), &old))
+		return;
+	for (long cpu = 0; cpu < n && cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &old))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (!sched_setaffinity(0, sizeof(one), &one))
+			sched_yield();
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+}
+
 void resources_read(struct resources *r)
 {
 	char path[128];
 	int i;
+
+	flush_lazy_mms();
 
 	r->aio_nr = read_long("/proc/sys/fs/aio-nr");
 	read_slabinfo(r);
