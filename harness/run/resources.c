@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The run's resources check (run/resources.h). */
+#include <dirent.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,12 +80,44 @@ static void flush_lazy_mms(void)
 	sched_setaffinity(0, sizeof(old), &old);
 }
 
+/* Threads alive: the entries of /proc/PID/task for every PID. */
+static long count_tasks(void)
+{
+	DIR *proc = opendir("/proc"), *task;
+	struct dirent *d, *t;
+	char path[64];
+	long n = 0;
+
+	if (!proc)
+		return -1;
+	while ((d = readdir(proc))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", d->d_name);
+		task = opendir(path);
+		if (!task)
+			continue;	/* gone meanwhile */
+		while ((t = readdir(task)))
+			n += t->d_name[0] != '.';
+		closedir(task);
+	}
+	closedir(proc);
+	return n;
+}
+
+/* Objects one per live thread: their count follows the threads. */
+static bool per_thread(int i)
+{
+	return i == SLAB_task_struct || i == SLAB_cred;
+}
+
 void resources_read(struct resources *r)
 {
 	char path[128];
 	int i;
 
 	flush_lazy_mms();
+	r->tasks = count_tasks();
 
 	r->aio_nr = read_long("/proc/sys/fs/aio-nr");
 	read_slabinfo(r);
@@ -113,14 +146,22 @@ static int count_leaks(const struct resources *before, const struct resources *a
 				      before->aio_nr, after->aio_nr, after->aio_nr - before->aio_nr);
 	}
 	for (i = 0; i < SLAB_NR; i++) {
-		if (!before->slab_exact[i] || after->slab[i] <= before->slab[i])
+		long threads = 0, extra;
+
+		if (!before->slab_exact[i])
+			continue;
+		if (per_thread(i) && before->tasks >= 0 && after->tasks >= 0)
+			threads = after->tasks - before->tasks;
+		extra = after->slab[i] - before->slab[i] - threads;
+		if (extra <= 0)
 			continue;
 		leaks++;
 		if (buf)
 			n += snprintf(buf + n, n < size ? size - n : 0,
-				      "%sslab %s %ld -> %ld (+%ld: each %s)", n ? "; " : "",
-				      slab_name[i], before->slab[i], after->slab[i],
-				      after->slab[i] - before->slab[i], slab_what[i]);
+				      "%sslab %s %ld -> %ld (+%ld%s: each %s)", n ? "; " : "",
+				      slab_name[i], before->slab[i], after->slab[i], extra,
+				      threads ? " beyond the change in live threads" : "",
+				      slab_what[i]);
 	}
 	return leaks;
 }

@@ -12,7 +12,11 @@
  * (mmgrab, get_cred, get_task_struct, fget) and forgets to drop it leaves
  * one object per request.  Their /proc/slabinfo counts are exact only for
  * caches with SLUB debugging on (no per-CPU slabs): the VM boots with
- * slub_debug=FZP; elsewhere they are reported but not judged.
+ * slub_debug=FZP; elsewhere they are reported but not judged.  Kernel
+ * threads come and go on their own (a workqueue starts workers while
+ * others block, and reaps idle ones after five minutes), each with its
+ * task_struct and its own cred: task_struct and cred are judged net of
+ * the change in live threads.
  */
 #ifndef FSAIO_RUN_RESOURCES_H
 #define FSAIO_RUN_RESOURCES_H
@@ -41,6 +45,7 @@ struct resources {
 	long aio_nr;		/* /proc/sys/fs/aio-nr, -1 if unreadable */
 	long slab[SLAB_NR];	/* active objects, -1 if the cache is absent */
 	bool slab_exact[SLAB_NR]; /* the cache has SLUB debugging: counts exact */
+	long tasks;		/* live threads in /proc, kernel threads included */
 };
 
 void resources_read(struct resources *r);
