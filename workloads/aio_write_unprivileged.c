@@ -11,14 +11,22 @@
  *     with the worker's (root) credentials leaves them set.  The first
  *     write cannot remove privileges without blocking (IOCB_NOWAIT gets
  *     -EAGAIN), so on a patched kernel it is the worker that does it.
- *  2. RLIMIT_FSIZE (SIGXFSZ ignored): a write starting at the limit fails
- *     with -EFBIG and one crossing it is cut short at the limit.
+ *  2. RLIMIT_FSIZE (SIGXFSZ blocked and collected): a write starting at
+ *     the limit fails with -EFBIG and raises SIGXFSZ, one crossing it is
+ *     cut short at the limit.
+ *  3. RLIMIT_FSIZE for appends, the file now ending at the limit: one
+ *     write on an O_APPEND fd and one with RWF_APPEND (aio_rw_flags), both
+ *     with aio_offset 0, which an append ignores (it lands at i_size).
+ *     Each must fail with -EFBIG and raise SIGXFSZ, and the file must not
+ *     grow.  A kernel that judges the limit by aio_offset and finishes the
+ *     write in a worker (a kthread: no RLIMIT_FSIZE) writes past it.
  *
  * Every write is read back.  The files are made and removed as root; the
  * saved set-user-ID stays 0 for that.  Skips when not run as root.
  */
 #include <grp.h>
 #include <signal.h>
+#include <sys/uio.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -31,7 +39,8 @@
 static const char help[] =
 	"COUNT (8) O_DSYNC libaio writes as user nobody to a setuid/setgid file\n"
 	"(the bits must go), then RLIMIT_FSIZE: a write at the limit gets -EFBIG,\n"
-	"one across it is cut short.\n"
+	"one across it is cut short, and appends (O_APPEND, RWF_APPEND) to the\n"
+	"file at the limit get -EFBIG and SIGXFSZ.\n"
 	"  -S  O_SYNC instead of O_DSYNC\n";
 
 static bool osync;
@@ -64,9 +73,12 @@ static int check(uint64_t id, long res, void *arg)
 	return 0;
 }
 
-/* One io_submit of n writes of WSIZE from bufs at offs; results checked. */
+/*
+ * One io_submit of n writes of WSIZE from bufs at offs with RWF_* flags
+ * rw_flags; results checked.
+ */
 static void run_writes(int fd, unsigned n, const uint64_t *offs, const long *want,
-		       char *bufs, uint64_t seed, struct wl_stats *st)
+		       int rw_flags, char *bufs, uint64_t seed, struct wl_stats *st)
 {
 	struct wl_reap r = { .nreq = n, .check = check, .arg = (void *)want };
 	struct iocb *cbs = calloc(n, sizeof(*cbs));
@@ -80,6 +92,7 @@ static void run_writes(int fd, unsigned n, const uint64_t *offs, const long *wan
 
 		pattern_fill(seed, offs[i], b, WSIZE);
 		io_prep_pwrite(&cbs[i], fd, b, WSIZE, offs[i]);
+		cbs[i].aio_rw_flags = rw_flags;
 		cbs[i].data = (void *)(uintptr_t)i;
 	}
 	wl_aio_setup(n, &ctx);
@@ -87,6 +100,31 @@ static void run_writes(int fd, unsigned n, const uint64_t *offs, const long *wan
 	io_destroy(ctx);
 	free(r.seen);
 	free(cbs);
+}
+
+/* Was SIGXFSZ (blocked) sent to this process?  Collects it if so. */
+static bool took_sigxfsz(void)
+{
+	static const struct timespec now = { 0, 0 };
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGXFSZ);
+	return sigtimedwait(&set, NULL, &now) == SIGXFSZ;
+}
+
+/* The file must still end at the limit; one error per check that fails. */
+static void check_size(int fd, uint64_t size, const char *what, struct wl_stats *st)
+{
+	struct stat sb;
+
+	if (fstat(fd, &sb))
+		wl_die("fstat", errno);
+	if ((uint64_t)sb.st_size != size) {
+		fprintf(stderr, "size %lld after %s limited to %" PRIu64 " bytes\n",
+			(long long)sb.st_size, what, size);
+		st->errors++;
+	}
 }
 
 /* Read back [off, off+len): pattern data where written, else zero. */
@@ -107,12 +145,13 @@ int main(int argc, char **argv)
 	struct wl_opts o = { .name = "aio_write_unprivileged", .count = 8 };
 	struct wl_file f = { .seed = 0x5e7 };
 	struct wl_stats st = { 0 };
-	uint64_t offs[WL_MAX_COUNT], lim_offs[2];
-	long want[WL_MAX_COUNT], lim_want[2];
+	uint64_t offs[WL_MAX_COUNT], lim_offs[2], app_off[1] = { 0 };
+	long want[WL_MAX_COUNT], lim_want[2], app_want[1] = { -EFBIG };
 	struct rlimit rl;
 	struct stat sb;
+	sigset_t xfsz;
 	char *bufs;
-	int fd;
+	int fd, afd;
 
 	wl_getopt(argc, argv, &o, help, "S", extra);
 	if (geteuid() != 0)
@@ -135,6 +174,9 @@ int main(int argc, char **argv)
 	fd = open(f.path, O_RDWR | O_CLOEXEC | (osync ? O_SYNC : O_DSYNC));
 	if (fd < 0)
 		wl_die(f.path, errno);
+	afd = open(f.path, O_WRONLY | O_APPEND | O_CLOEXEC | (osync ? O_SYNC : O_DSYNC));
+	if (afd < 0)
+		wl_die(f.path, errno);
 	bufs = wl_alloc((size_t)(o.count > 2 ? o.count : 2) * WSIZE);
 
 	/* 1. privileges: every other 4 KiB block */
@@ -142,7 +184,7 @@ int main(int argc, char **argv)
 		offs[i] = (uint64_t)i * 2 * WSIZE;
 		want[i] = WSIZE;
 	}
-	run_writes(fd, o.count, offs, want, bufs, f.seed, &st);
+	run_writes(fd, o.count, offs, want, 0, bufs, f.seed, &st);
 	if (fstat(fd, &sb))
 		wl_die("fstat", errno);
 	if (sb.st_mode & PRIV_BITS) {
@@ -153,8 +195,14 @@ int main(int argc, char **argv)
 	}
 
 	/* 2. RLIMIT_FSIZE at the file's size: one write at the limit, one
-	 * ending 2 KiB past it (starting 2 KiB before). */
+	 * ending 2 KiB past it (starting 2 KiB before).  SIGXFSZ is blocked
+	 * (and ignored, should it be unblocked), so it stays pending for
+	 * took_sigxfsz() instead of killing us. */
 	signal(SIGXFSZ, SIG_IGN);
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	if (sigprocmask(SIG_BLOCK, &xfsz, NULL))
+		wl_die("sigprocmask", errno);
 	rl = (struct rlimit){ .rlim_cur = f.size, .rlim_max = RLIM_INFINITY };
 	if (setrlimit(RLIMIT_FSIZE, &rl))
 		wl_die("setrlimit RLIMIT_FSIZE", errno);
@@ -162,14 +210,28 @@ int main(int argc, char **argv)
 	lim_want[0] = -EFBIG;
 	lim_offs[1] = f.size - WSIZE / 2;
 	lim_want[1] = WSIZE / 2;
-	run_writes(fd, 2, lim_offs, lim_want, bufs, f.seed, &st);
-	if (fstat(fd, &sb))
-		wl_die("fstat", errno);
-	if ((uint64_t)sb.st_size != f.size) {
-		fprintf(stderr, "size %lld after writes limited to %" PRIu64 " bytes\n",
-			(long long)sb.st_size, f.size);
+	run_writes(fd, 2, lim_offs, lim_want, 0, bufs, f.seed, &st);
+	check_size(fd, f.size, "writes", &st);
+	if (!took_sigxfsz()) {
+		fprintf(stderr, "no SIGXFSZ for the write at the limit\n");
 		st.errors++;
 	}
+
+	/* 3. appends to the file at the limit, aio_offset 0: -EFBIG, SIGXFSZ,
+	 * the file unchanged */
+	run_writes(afd, 1, app_off, app_want, 0, bufs, f.seed, &st);
+	check_size(fd, f.size, "a write on an O_APPEND fd", &st);
+	if (!took_sigxfsz()) {
+		fprintf(stderr, "no SIGXFSZ for the write on the O_APPEND fd at the limit\n");
+		st.errors++;
+	}
+	run_writes(fd, 1, app_off, app_want, RWF_APPEND, bufs, f.seed, &st);
+	check_size(fd, f.size, "an RWF_APPEND write", &st);
+	if (!took_sigxfsz()) {
+		fprintf(stderr, "no SIGXFSZ for the RWF_APPEND write at the limit\n");
+		st.errors++;
+	}
+	close(afd);
 
 	/* read back: the written blocks, and the holes between them */
 	st.verified = 0;

@@ -13,8 +13,9 @@
 #   --cpus N          vCPUs (default 2)
 #   --accel MODE      auto | tcg | kvm (default $FSAIO_VM_ACCEL or auto: use KVM
 #                     only if a cached probe boot showed it works; else TCG -cpu max)
-#   --disks LIST      scratch disks, comma-separated filesystems (default ext4,xfs;
-#                     "none" for no disks); raw sparse files, formatted on the host
+#   --disks LIST      scratch disks, comma-separated filesystems: ext4, xfs, f2fs,
+#                     btrfs or raw (unformatted); default ext4,xfs; "none" for no
+#                     disks; raw sparse files, formatted on the host
 #   --disk-size SIZE  size of each scratch disk (default 2G)
 #   --slow MS         put each scratch disk behind dm-delay with MS ms per I/O
 #   --no-mount        leave scratch disks unmounted (only FSAIO_SCRATCH_DEV_* set)
@@ -26,8 +27,9 @@
 #   --print-release   print the kernel's release string (from the bzImage) and exit
 #
 # Inside the guest the command runs in the current directory (read-only) with
-# FSAIO_OUT=/tmp/fsaio-out (the read-write share of --out), FSAIO_SCRATCH_EXT4,
-# FSAIO_SCRATCH_XFS, FSAIO_SCRATCH_DEV_* and FSAIO_VM=1; a literal @OUT@ in CMD
+# FSAIO_OUT=/tmp/fsaio-out (the read-write share of --out), FSAIO_SCRATCH_<FS>
+# (EXT4, XFS, F2FS, BTRFS: one per --disks entry), FSAIO_SCRATCH_DEV_* and
+# FSAIO_VM=1; a literal @OUT@ in CMD
 # is replaced by $FSAIO_OUT.  Results in --out: stdout, stderr, exit-code,
 # dmesg, console.log, splats, result ("PASS|FAIL|SKIP|ERROR rc=N reason").
 # Exit status (harness/exit_status.h): the guest command's, which the result
@@ -165,8 +167,10 @@ if [[ $DISKS != none && -n $DISKS ]]; then
 		case $fs in
 		ext4) mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 -L fsaio-ext4 "$img" ;;
 		xfs) mkfs.xfs -q -f -L fsaio-xfs "$img" ;;
+		f2fs) mkfs.f2fs -q -f -l fsaio-f2fs "$img" ;;
+		btrfs) mkfs.btrfs -q -f -L fsaio-btrfs "$img" ;;
 		raw) true ;;
-		*) usage_error "unknown scratch filesystem $fs (ext4, xfs, raw)" ;;
+		*) usage_error "unknown scratch filesystem $fs (ext4, xfs, f2fs, btrfs, raw)" ;;
 		esac >/dev/null || die "mkfs.$fs failed"
 		# The guest finds each disk by its serial (fsaio-<fs>), not by name.
 		DISK_ARGS+=(-drive "file=$img,if=none,id=d$fs,format=raw,cache=none,aio=threads,discard=unmap"

@@ -5,7 +5,8 @@
 #       build the stock kernel, and the patched one when
 #       patches/linux-6.12/series lists patches (ci/kernel/build-kernel.sh)
 #   make vmcheck KERNEL=stock|patched|both|path/to/bzImage [FLAVOR=debug]
-#                [KBUILD=built-tree] [VMCMD='...'] [VMSLOW=ms] [VMTIMEOUT=s]
+#                [KBUILD=built-tree] [VMCMD='...'] [VMDISKS=fs,...] [VMSLOW=ms]
+#                [VMTIMEOUT=s]
 #       boot each kernel under QEMU (ci/vm/vm-run.sh) and run VMCMD inside;
 #       results in .output/vm/<label>/ (stdout = KTAP, fsaio.json, dmesg,
 #       console.log, splats, result).  Exit status: the worst verdict
@@ -17,7 +18,10 @@
 #
 # Variables: KDIR (kernel source, default the Debian 6.12 tree), FLAVOR
 # (debug), KERNEL, KBUILD, VMCMD (guest command; @OUT@ = the guest's view of
-# the results dir), VMLABEL (results label for KERNEL=path, default the
+# the results dir; default ci/vm/guest-suite.sh: the suite, then
+# aio_osync_write -D on the f2fs scratch disk), VMDISKS (vmcheck's scratch
+# disks, ci/vm/vm-run.sh --disks; default ext4,xfs,f2fs: the default VMCMD
+# needs the f2fs one), VMLABEL (results label for KERNEL=path, default the
 # kernel's release string), VMSLOW (dm-delay ms on the scratch disks), VMTIMEOUT,
 # VMOPTS (extra ci/vm/vm-run.sh options), NOBUILD=1 (use cached kernels only),
 # FSAIO_KCACHE (kernel cache, default /var/cache/fsaio/kernels).
@@ -33,7 +37,8 @@ KERNEL		?= stock
 FLAVOR		?=
 KDIR		?=
 KBUILD		?=
-VMCMD		?= ./fsaio check --exclusive --json @OUT@/fsaio.json
+VMCMD		?= ci/vm/guest-suite.sh @OUT@/fsaio.json
+VMDISKS		?= ext4,xfs,f2fs
 VMSLOW		?= 0
 VMTIMEOUT	?= 1800
 VMOPTS		?=
@@ -117,7 +122,7 @@ vmcheck:
 		[ -n "$$label" ] || label=$(or $(VMLABEL),$$($(VM_RUN) --print-release --kernel $$bz)$(VM_SUFFIX)); \
 		out=$(CURDIR)/$(OUTPUT)/vm/$$label; \
 		echo "vmcheck: $$label: $$bz -> $$out" >&2; \
-		$(VM_RUN) --kernel $$bz --label $$label --out $$out \
+		$(VM_RUN) --kernel $$bz --label $$label --out $$out --disks $(VMDISKS) \
 			--timeout $(VMTIMEOUT) --slow $(VMSLOW) $(VM_DEBUG_OPTS) $(VMOPTS) -- '$(VMCMD)'; \
 		vrc=$$?; worst=$$(vm_worse $$worst $$vrc); \
 		ln -sfn stdout $$out/results.ktap; \
