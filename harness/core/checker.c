@@ -37,7 +37,18 @@
  * (requests that fail in io_init_req complete without an
  * io_uring_submit_req event; aux CQEs have no request) and shown in the
  * detail.  An io_uring COMPLETE whose arg0 (cflags) has IORING_CQE_F_MORE
- * is an intermediate multishot CQE and does not end the lifecycle.  "completed" counts each lifecycle once.  A request
+ * is an intermediate multishot CQE and does not end the lifecycle.  "completed" counts each lifecycle once.
+ *
+ * Completion without a CQE.  An io_uring request submitted with
+ * IOSQE_CQE_SKIP_SUCCESS (SUBMIT arg1 & FSAIO_URING_REQ_CQE_SKIP) posts no
+ * CQE, and so no COMPLETE, when it succeeds; and a link cancelled because
+ * its chain failed (LINK_FAIL, io_uring_fail_link) posts none either when
+ * the failed request had that flag (REQ_F_SKIP_LINK_CQES).  No tracepoint
+ * marks their end, so such a lifecycle ends when its req struct is
+ * submitted again (the kernel freed it: it completed) or, still open, at
+ * the end of the trace: counted in completed and in cqe_skipped, never a
+ * "submitted again before it completed" or a quiescence failure.  A COMPLETE
+ * that does come (a failure, or a CQE not skipped) ends it as usual.  A request
  * never completed is quiescence's business, not exactly_once's.
  *
  * Retry lifecycle (only judged when cfg.see_retry; the events are counted
@@ -117,6 +128,11 @@
 #define SYNC_FSYNCED	0x02	/* its worker ran the final fsync */
 #define LC_ABANDONED	0x80	/* ended unreaped: context destroyed or process exited (with LC_DONE) */
 
+/* struct lc.cqe: why an io_uring request may end without a CQE */
+#define CQE_MAY_SKIP	0x01	/* submitted with IOSQE_CQE_SKIP_SUCCESS */
+#define CQE_LINK_FAILED	0x02	/* cancelled with its failed chain (LINK_FAIL) */
+#define EV_NO_CQE	101	/* pseudo event in a history: ended without a CQE */
+
 /* Why a lifecycle was abandoned (struct lc.why) */
 /* Why a request was abandoned: never reaped because its context was
  * destroyed (libaio io_destroy), its process exited (libaio), or its ring
@@ -147,6 +163,7 @@ struct lc {
 	uint8_t why;		/* AB_* once abandoned */
 	uint8_t opcode;		/* of the SUBMIT, < FSAIO_MAX_OPCODE */
 	uint8_t sync;		/* SYNC_*: the durability of an async sync write */
+	uint8_t cqe;		/* CQE_MAY_SKIP, CQE_LINK_FAILED: may end without a CQE */
 	int32_t val[HIST_LEN];
 };
 
@@ -430,7 +447,8 @@ static void lc_format(const struct lc *l, char *buf, size_t len)
 				      event_type_name(t), l->val[at]);
 		else
 			o += snprintf(buf + o, len - o, "%s%s", sep,
-				      t == EV_REJECTED ? "rejected" : event_type_name(t));
+				      t == EV_REJECTED ? "rejected" : t == EV_NO_CQE ?
+				      "ended without a CQE" : event_type_name(t));
 	}
 }
 
@@ -695,6 +713,28 @@ static void on_io_destroy(struct checker *c, const struct fsaio_record *r)
 
 /* ---------- events ---------- */
 
+static void lc_mark_done(struct checker *c, struct lc *l, int32_t res);
+
+/* An io_uring request that may post no CQE has ended without one: its
+ * req struct was reused, or the trace ended (see "Completion without a
+ * CQE").  A cancelled link ends with -ECANCELED. */
+static void lc_end_without_cqe(struct checker *c, struct lc *l)
+{
+	int32_t res = (l->cqe & CQE_LINK_FAILED) ? -125 /* -ECANCELED */ : 0;
+
+	lc_push(l, EV_NO_CQE, res);
+	l->flags |= LC_KCOMPLETE;
+	l->kres = res;
+	c->st.engine[l->engine].cqe_skipped++;
+	lc_mark_done(c, l, res);
+}
+
+static bool lc_may_skip_cqe(const struct lc *l)
+{
+	return l->engine == FSAIO_ENGINE_IO_URING && l->cqe && lc_inflight(l) &&
+	       l->rstate == R_IDLE;
+}
+
 static void on_submit(struct checker *c, const struct fsaio_record *r)
 {
 	struct lc *l = lc_find(c, r, true);
@@ -704,6 +744,8 @@ static void on_submit(struct checker *c, const struct fsaio_record *r)
 
 		if (why)
 			lc_abandon(c, l, why);	/* iocb reused after io_destroy */
+		else if (lc_may_skip_cqe(l))
+			lc_end_without_cqe(c, l);	/* the kernel freed it */
 		else
 			fail_note(&c->eonce, l, "submitted again before it completed");
 	}
@@ -716,6 +758,8 @@ static void on_submit(struct checker *c, const struct fsaio_record *r)
 	l->user_data = r->user_data;
 	if (r->flags & FSAIO_F_FAILED_INIT)
 		c->st.engine[l->engine].failed_init++;
+	else if (l->engine == FSAIO_ENGINE_IO_URING && (r->arg1 & FSAIO_URING_REQ_CQE_SKIP))
+		l->cqe |= CQE_MAY_SKIP;
 	lc_push(l, FSAIO_EV_SUBMIT, 0);
 	c->st.engine[l->engine].submitted++;
 	{
@@ -1057,6 +1101,17 @@ static void on_punt(struct checker *c, const struct fsaio_record *r)
 		l->sync |= SYNC_PUNTED;
 }
 
+/* A link cancelled with its failed chain: its CQE may be skipped. */
+static void on_link_fail(struct checker *c, const struct fsaio_record *r)
+{
+	struct lc *l = r->req ? lc_find(c, r, false) : NULL;
+
+	if (!l || !lc_inflight(l) || l->engine != FSAIO_ENGINE_IO_URING)
+		return;
+	lc_push(l, FSAIO_EV_LINK_FAIL, 0);
+	l->cqe |= CQE_LINK_FAILED;
+}
+
 static void on_fsync(struct checker *c, const struct fsaio_record *r)
 {
 	struct lc *l = lc_find(c, r, false);
@@ -1281,6 +1336,7 @@ int checker_feed(struct checker *c, const struct fsaio_record *rec)
 	case FSAIO_EV_PROC_EXIT:	mark_set(c, r.tgid, 0);	break;
 	case FSAIO_EV_IO_DESTROY:	on_io_destroy(c, &r);	break;
 	case FSAIO_EV_FSYNC:		on_fsync(c, &r);	break;
+	case FSAIO_EV_LINK_FAIL:	on_link_fail(c, &r);	break;
 	case FSAIO_EV_TRACE_END: {
 		unsigned i;
 
@@ -1382,7 +1438,8 @@ static void finish_integrity(struct checker *c)
 			 c->reordered);
 }
 
-/* Open libaio lifecycles whose context or process is gone: abandoned. */
+/* Open libaio lifecycles whose context or process is gone: abandoned;
+ * open io_uring ones that may post no CQE: ended without one. */
 static void settle_abandoned(struct checker *c)
 {
 	uint32_t i;
@@ -1393,6 +1450,8 @@ static void settle_abandoned(struct checker *c)
 
 		if (why)
 			lc_abandon(c, l, why);
+		else if (lc_may_skip_cqe(l))
+			lc_end_without_cqe(c, l);
 	}
 }
 
@@ -1400,7 +1459,7 @@ static void finish_exactly_once(struct checker *c)
 {
 	struct invariant_result *ir = &c->res[INV_EXACTLY_ONCE];
 	const struct engine_stats *uring = &c->st.engine[FSAIO_ENGINE_IO_URING];
-	char extra[360] = "", teardown[64] = "";
+	char extra[480] = "", teardown[64] = "";
 	size_t o = 0;
 
 	if (c->abandoned[AB_TEARDOWN])
@@ -1422,6 +1481,10 @@ static void finish_exactly_once(struct checker *c)
 	if (uring->failed_init && o < sizeof(extra))
 		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64
 			      " SQEs failed at init (requests of their own)", uring->failed_init);
+	if (uring->cqe_skipped && o < sizeof(extra))
+		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " ended without a CQE "
+			      "(IOSQE_CQE_SKIP_SUCCESS or a failed chain's skipped CQE)",
+			      uring->cqe_skipped);
 	if (uring->cq_overflow && o < sizeof(extra))
 		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " CQEs overflowed the CQ (%"
 			      PRIu64 " dropped by the kernel: never delivered)",

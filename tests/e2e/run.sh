@@ -518,6 +518,19 @@ t_conf_link_fail() {
 }
 TESTS+=(t_conf_link_fail)
 
+# IOSQE_CQE_SKIP_SUCCESS (liburing's test/skip-cqe.c drew "submitted again
+# before it completed" and quiescence FAILs): 25 requests, 7 CQEs; 18 end
+# without one (successes with the flag, and a failed chain's links whose
+# -ECANCELED CQE the kernel skips), each counted completed once.
+t_conf_cqe_skip() {
+	need_root
+	conf_run uring_cqe_skip
+	conf_counts io_uring "submitted completed abandoned errors cqe_skipped" "25 25 0 3 18"
+	grep -q "18 ended without a CQE" "$WORK/conf-uring_cqe_skip.ktap" ||
+		fail "detail: $(grep exactly_once "$WORK/conf-uring_cqe_skip.ktap")"
+}
+TESTS+=(t_conf_cqe_skip)
+
 # 1024 cold reads in one io_uring_enter: the submitter waits for block
 # layer request tags (the queue holds fewer), not in page waits: the
 # sleeps are counted apart and nonblocking_submit_io_uring passes.

@@ -338,6 +338,82 @@ TEST_F(patched, pointer_reuse_after_completion_passes)
 	EXPECT_EQ(5, LIBAIO(c)->completed);
 }
 
+/*
+ * Requests that may end without a CQE: IOSQE_CQE_SKIP_SUCCESS (the kernel
+ * posts no CQE on success, so no COMPLETE) and the links of a failed chain
+ * (io_uring_fail_link; their -ECANCELED CQE is skipped when the failed
+ * request had the flag).  Such a lifecycle ends when its req struct is
+ * submitted again or at the end, counted in completed and cqe_skipped;
+ * without the flag or the link failure, the same stream still fails.
+ */
+FIXTURE_VARIANT(cqe_skip) {
+	bool skip;		/* SUBMIT with IOSQE_CQE_SKIP_SUCCESS */
+	bool link_fail;		/* LINK_FAIL before the end */
+	bool reuse;		/* the req struct submitted again (plain, completed) */
+	bool complete;		/* a COMPLETE does come (a failure, never skipped) */
+	enum verdict eonce, quiesce;
+	uint64_t completed, skipped, errors;
+	const char *detail;	/* in exactly_once's detail */
+};
+CHECKER_FIXTURE(cqe_skip, synth_cfg_stock())
+
+FIXTURE_VARIANT_ADD(cqe_skip, silent_success_at_end) {
+	.skip = true, .eonce = VERDICT_PASS, .quiesce = VERDICT_PASS,
+	.completed = 1, .skipped = 1,
+	.detail = "1 ended without a CQE (IOSQE_CQE_SKIP_SUCCESS",
+};
+FIXTURE_VARIANT_ADD(cqe_skip, silent_success_req_reused) {
+	.skip = true, .reuse = true, .eonce = VERDICT_PASS, .quiesce = VERDICT_PASS,
+	.completed = 2, .skipped = 1, .detail = "2 requests (0 libaio, 2 io_uring)",
+};
+FIXTURE_VARIANT_ADD(cqe_skip, failure_still_posts_its_cqe) {
+	.skip = true, .complete = true, .eonce = VERDICT_PASS, .quiesce = VERDICT_PASS,
+	.completed = 1, .skipped = 0, .errors = 1, .detail = "none completed twice",
+};
+FIXTURE_VARIANT_ADD(cqe_skip, failed_chain_link_silent) {
+	.link_fail = true, .reuse = true, .eonce = VERDICT_PASS, .quiesce = VERDICT_PASS,
+	.completed = 2, .skipped = 1, .errors = 1, .detail = "1 ended without a CQE",
+};
+FIXTURE_VARIANT_ADD(cqe_skip, failed_chain_link_cqe_posted) {
+	.link_fail = true, .complete = true, .eonce = VERDICT_PASS,
+	.quiesce = VERDICT_PASS, .completed = 1, .skipped = 0, .errors = 1,
+	.detail = "none completed twice",
+};
+FIXTURE_VARIANT_ADD(cqe_skip, plain_request_never_completed) {
+	.eonce = VERDICT_PASS, .quiesce = VERDICT_FAIL, .completed = 0,
+	.detail = "1 requests (0 libaio, 1 io_uring)",
+};
+FIXTURE_VARIANT_ADD(cqe_skip, plain_request_reused_in_flight) {
+	.reuse = true, .eonce = VERDICT_FAIL, .quiesce = VERDICT_PASS, .completed = 1,
+	.detail = "submitted again before it completed",
+};
+
+TEST_F(cqe_skip, ends_without_cqe)
+{
+	struct checker *c = self->c;
+
+	if (variant->skip)
+		uring_submit_skip(c, 7, UREQ);
+	else
+		uring_submit(c, 7, UREQ);
+	uring_submit_done(c, 7, 1);
+	if (variant->link_fail)
+		uring_link_fail(c, 7, UREQ);
+	if (variant->complete)
+		uring_complete(c, 7, UREQ, variant->link_fail ? -125 : -14);
+	if (variant->reuse) {
+		uring_submit(c, 7, UREQ);
+		uring_complete(c, 7, UREQ, 0);
+	}
+	FINISH(c);
+	EXPECT_VERDICT(c, variant->eonce, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, variant->detail);
+	EXPECT_VERDICT(c, variant->quiesce, INV_QUIESCENCE);
+	EXPECT_EQ(variant->completed, URING(c)->completed);
+	EXPECT_EQ(variant->skipped, URING(c)->cqe_skipped);
+	EXPECT_EQ(variant->errors, URING(c)->errors);
+}
+
 TEST_F(stock, same_iocb_address_in_two_processes)
 {
 	struct checker *c = self->c;
