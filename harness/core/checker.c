@@ -39,6 +39,13 @@
  * detail.  An io_uring COMPLETE whose arg0 (cflags) has IORING_CQE_F_MORE
  * is an intermediate multishot CQE and does not end the lifecycle.  "completed" counts each lifecycle once.
  *
+ * Zero-copy sends (IORING_OP_SEND_ZC, SENDMSG_ZC).  The request's own CQE
+ * ends it even with F_MORE: the kernel frees the req struct there.  The
+ * notification CQE that follows (IORING_CQE_F_NOTIF) is posted by a
+ * request the kernel allocates itself (io_alloc_notif), never submitted,
+ * on whatever req struct the cache hands out, often one of a finished
+ * request: it is counted (zc_notifs) and matched to no lifecycle.
+ *
  * Completion without a CQE.  An io_uring request submitted with
  * IOSQE_CQE_SKIP_SUCCESS (SUBMIT arg1 & FSAIO_URING_REQ_CQE_SKIP) posts no
  * CQE, and so no COMPLETE, when it succeeds; and a link cancelled because
@@ -805,6 +812,19 @@ static void lc_mark_done(struct checker *c, struct lc *l, int32_t res)
 /* A completion for no open lifecycle: unknown, rejected or already ended. */
 /* io_uring_complete cflags, carried in COMPLETE.arg0 by the tracer */
 #define CQE_F_MORE	(1u << 1)	/* IORING_CQE_F_MORE: multishot, more to come */
+#define CQE_F_NOTIF	(1u << 3)	/* IORING_CQE_F_NOTIF: a zero-copy send's notification */
+#define OP_SEND_ZC	47		/* IORING_OP_SEND_ZC */
+#define OP_SENDMSG_ZC	48		/* IORING_OP_SENDMSG_ZC */
+
+/* A zero-copy send: its own CQE (F_MORE when a notification follows) is
+ * the last of its req struct; the notification CQE (F_NOTIF) comes from a
+ * request the kernel allocated itself (io_alloc_notif), never submitted,
+ * on a req struct that may be any finished or recycled one. */
+static bool lc_zc_send(const struct lc *l)
+{
+	return l->engine == FSAIO_ENGINE_IO_URING &&
+	       (l->opcode == OP_SEND_ZC || l->opcode == OP_SENDMSG_ZC);
+}
 
 static bool completion_orphan(struct checker *c, struct lc *l,
 			      const struct fsaio_record *r)
@@ -853,18 +873,25 @@ static void on_overflow(struct checker *c, const struct fsaio_record *r)
 	es->cq_overflow++;
 	if (r->flags & FSAIO_F_DROPPED)
 		es->cq_dropped++;
-	if (r->arg0 & CQE_F_MORE)
-		return;		/* a multishot request's intermediate CQE */
+	if (r->arg0 & CQE_F_NOTIF) {
+		es->zc_notifs++;	/* not a request of the program's */
+		return;
+	}
 	for (i = 0; i < c->nr_lcs; i++) {
 		struct lc *l = &c->lcs[i];
 
+		/* F_MORE: a multishot request's intermediate CQE, or a
+		 * zero-copy send's own (last) one */
+		if ((r->arg0 & CQE_F_MORE) && !lc_zc_send(l))
+			continue;
 		if (l->engine == FSAIO_ENGINE_IO_URING && l->ring == r->ring &&
 		    l->user_data == r->user_data && lc_inflight(l)) {
 			complete_lc(c, l, r);
 			return;
 		}
 	}
-	c->unmatched_uring++;
+	if (!(r->arg0 & CQE_F_MORE))
+		c->unmatched_uring++;
 }
 
 static void on_complete(struct checker *c, const struct fsaio_record *r)
@@ -874,6 +901,10 @@ static void on_complete(struct checker *c, const struct fsaio_record *r)
 	if (r->flags & FSAIO_F_OVERFLOW) {
 		on_overflow(c, r);
 		return;
+	}
+	if (r->engine == FSAIO_ENGINE_IO_URING && (r->arg0 & CQE_F_NOTIF)) {
+		c->st.engine[FSAIO_ENGINE_IO_URING].zc_notifs++;
+		return;		/* the kernel's notification request, see lc_zc_send() */
 	}
 	l = lc_find(c, r, false);
 	if (completion_orphan(c, l, r))
@@ -892,9 +923,10 @@ static void complete_lc(struct checker *c, struct lc *l, const struct fsaio_reco
 		lc_abandon(c, l, AB_TEARDOWN);
 		return;
 	}
-	/* A multishot request's intermediate CQEs do not end it. */
+	/* A multishot request's intermediate CQEs do not end it; a zero-copy
+	 * send's F_MORE CQE is its own last one (the notification follows). */
 	if (l->engine == FSAIO_ENGINE_IO_URING && (r->arg0 & CQE_F_MORE) &&
-	    !(l->flags & LC_DONE))
+	    !(l->flags & LC_DONE) && !lc_zc_send(l))
 		return;
 	if (l->flags & LC_KCOMPLETE) {
 		fail_note(&c->eonce, l, "completed twice");
@@ -1485,6 +1517,10 @@ static void finish_exactly_once(struct checker *c)
 		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " ended without a CQE "
 			      "(IOSQE_CQE_SKIP_SUCCESS or a failed chain's skipped CQE)",
 			      uring->cqe_skipped);
+	if (uring->zc_notifs && o < sizeof(extra))
+		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " zero-copy send "
+			      "notifications (F_NOTIF, from the kernel's own request)",
+			      uring->zc_notifs);
 	if (uring->cq_overflow && o < sizeof(extra))
 		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " CQEs overflowed the CQ (%"
 			      PRIu64 " dropped by the kernel: never delivered)",

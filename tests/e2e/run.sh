@@ -531,6 +531,16 @@ t_conf_cqe_skip() {
 }
 TESTS+=(t_conf_cqe_skip)
 
+# IORING_OP_SEND_ZC on loopback TCP: each send's own CQE (F_MORE) ends it,
+# the notification (F_NOTIF) comes from the kernel's own request on a
+# recycled req struct: 24 sends, 24 notifications, none "in flight".
+t_conf_send_zc() {
+	need_root
+	conf_run uring_send_zc
+	conf_counts io_uring "submitted completed abandoned errors zc_notifs" "24 24 0 0 24"
+}
+TESTS+=(t_conf_send_zc)
+
 # 1024 cold reads in one io_uring_enter: the submitter waits for block
 # layer request tags (the queue holds fewer), not in page waits: the
 # sleeps are counted apart and nonblocking_submit_io_uring passes.

@@ -414,6 +414,75 @@ TEST_F(cqe_skip, ends_without_cqe)
 	EXPECT_EQ(variant->errors, URING(c)->errors);
 }
 
+/*
+ * Zero-copy sends: the request's own CQE carries F_MORE and ends it (its
+ * req struct is freed); the notification CQE (F_NOTIF) comes from a request
+ * the kernel allocated itself, on any req struct (often a finished
+ * request's), and is matched to none.  A multishot request's F_MORE CQE
+ * still does not end it.
+ */
+FIXTURE_VARIANT(zc_send) {
+	unsigned opcode;	/* 47 IORING_OP_SEND_ZC, 22 RECV (multishot) */
+	bool overflow;		/* the request's own CQE overflowed the CQ */
+	uint64_t notif_req;	/* the notification's req struct (0: none) */
+	enum verdict eonce, quiesce;
+	uint64_t completed, notifs;
+};
+CHECKER_FIXTURE(zc_send, synth_cfg_stock())
+
+FIXTURE_VARIANT_ADD(zc_send, notif_on_the_send_req_struct) {
+	.opcode = 47, .notif_req = UREQ, .eonce = VERDICT_PASS,
+	.quiesce = VERDICT_PASS, .completed = 1, .notifs = 1,
+};
+FIXTURE_VARIANT_ADD(zc_send, notif_on_another_req_struct) {
+	.opcode = 47, .notif_req = UREQ + 0x100, .eonce = VERDICT_PASS,
+	.quiesce = VERDICT_PASS, .completed = 1, .notifs = 1,
+};
+FIXTURE_VARIANT_ADD(zc_send, own_cqe_overflowed) {
+	.opcode = 48, .overflow = true, .notif_req = UREQ, .eonce = VERDICT_PASS,
+	.quiesce = VERDICT_PASS, .completed = 1, .notifs = 1,
+};
+FIXTURE_VARIANT_ADD(zc_send, multishot_more_cqe_does_not_end) {
+	.opcode = 22, .eonce = VERDICT_PASS, .quiesce = VERDICT_FAIL,
+	.completed = 0, .notifs = 0,
+};
+
+TEST_F(zc_send, own_cqe_ends_it)
+{
+	struct checker *c = self->c;
+	struct fsaio_record r = synth_rec(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING, 7, UREQ);
+
+	r.user_data = 0x5e;
+	r.arg0 = variant->opcode;
+	r.ring = SYNTH_URING_RING;
+	synth_feed(c, &r);
+	uring_submit_done(c, 7, 1);
+	if (variant->overflow) {
+		uring_overflow(c, 0x5e, 4096, false, 1u << 1 /* F_MORE */);
+	} else {
+		r = synth_rec(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 7, UREQ);
+		r.user_data = 0x5e;
+		r.res = 4096;
+		r.arg0 = 1u << 1;	/* IORING_CQE_F_MORE */
+		synth_feed(c, &r);
+	}
+	if (variant->notif_req) {
+		r = synth_rec(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 7, variant->notif_req);
+		r.user_data = 0x5e;
+		r.arg0 = 1u << 3;	/* IORING_CQE_F_NOTIF */
+		synth_feed(c, &r);
+	}
+	FINISH(c);
+	EXPECT_VERDICT(c, variant->eonce, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, variant->quiesce, INV_QUIESCENCE);
+	EXPECT_EQ(variant->completed, URING(c)->completed);
+	EXPECT_EQ(variant->notifs, URING(c)->zc_notifs);
+	if (variant->notifs) {
+		EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "1 zero-copy send notifications");
+		EXPECT_FALSE(HAS(c, INV_EXACTLY_ONCE, "unsubmitted"));
+	}
+}
+
 TEST_F(stock, same_iocb_address_in_two_processes)
 {
 	struct checker *c = self->c;
