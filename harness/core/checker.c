@@ -46,6 +46,15 @@
  * on whatever req struct the cache hands out, often one of a finished
  * request: it is counted (zc_notifs) and matched to no lifecycle.
  *
+ * Overflowed CQEs.  io_uring_cqe_overflow names no req: an overflowed CQE
+ * ends the first in-flight lifecycle of its ring with its user_data, but
+ * several may share one (liburing's default user_data is 0).  If the one
+ * it ended turns out to be alive (its own COMPLETE comes, with its req) or
+ * another one turns out to be over (its req struct is submitted again),
+ * the overflowed CQE was that other one's: it moves there, and the first
+ * is open again.  Counts are unchanged by the move; no "completed twice"
+ * or "submitted again" is reported for it.
+ *
  * Completion without a CQE.  An io_uring request submitted with
  * IOSQE_CQE_SKIP_SUCCESS (SUBMIT arg1 & FSAIO_URING_REQ_CQE_SKIP) posts no
  * CQE, and so no COMPLETE, when it succeeds; and a link cancelled because
@@ -138,6 +147,7 @@
 /* struct lc.cqe: why an io_uring request may end without a CQE */
 #define CQE_MAY_SKIP	0x01	/* submitted with IOSQE_CQE_SKIP_SUCCESS */
 #define CQE_LINK_FAILED	0x02	/* cancelled with its failed chain (LINK_FAIL) */
+#define CQE_BY_OVERFLOW	0x04	/* ended by an overflowed CQE matched by user_data */
 #define EV_NO_CQE	101	/* pseudo event in a history: ended without a CQE */
 
 /* Why a lifecycle was abandoned (struct lc.why) */
@@ -236,6 +246,7 @@ struct checker {
 	uint64_t rejected;	/* libaio batch entries io_submit refused */
 	uint64_t unmatched_uring; /* io_uring COMPLETE of unknown requests */
 	uint64_t more_cqes;	/* io_uring F_MORE CQEs traced without req (aux) */
+	uint64_t ovf_moved;	/* overflowed CQEs moved to another request (same user_data) */
 	uint64_t unmatched_libaio; /* libaio events of unknown requests, when
 				    * cfg.libaio_submit_unseen */
 	uint64_t unattributed;	/* RETRY/WAKE/RESUME/PUNT without req */
@@ -742,9 +753,12 @@ static bool lc_may_skip_cqe(const struct lc *l)
 	       l->rstate == R_IDLE;
 }
 
+static struct lc *ovf_sibling(struct checker *c, const struct lc *l, bool done);
+static void ovf_move(struct checker *c, struct lc *from, struct lc *to);
+
 static void on_submit(struct checker *c, const struct fsaio_record *r)
 {
-	struct lc *l = lc_find(c, r, true);
+	struct lc *l = lc_find(c, r, true), *d;
 
 	if (l && lc_inflight(l)) {
 		unsigned why = abandon_reason(c, l);
@@ -753,6 +767,8 @@ static void on_submit(struct checker *c, const struct fsaio_record *r)
 			lc_abandon(c, l, why);	/* iocb reused after io_destroy */
 		else if (lc_may_skip_cqe(l))
 			lc_end_without_cqe(c, l);	/* the kernel freed it */
+		else if ((d = ovf_sibling(c, l, true)))
+			ovf_move(c, d, l);	/* the overflowed CQE was this one's */
 		else
 			fail_note(&c->eonce, l, "submitted again before it completed");
 	}
@@ -859,6 +875,43 @@ static bool completion_orphan(struct checker *c, struct lc *l,
 
 static void complete_lc(struct checker *c, struct lc *l, const struct fsaio_record *r);
 
+/* A lifecycle of l's ring and user_data other than l: one an overflowed
+ * CQE ended (done), or one still in flight not ended by one (!done). */
+static struct lc *ovf_sibling(struct checker *c, const struct lc *l, bool done)
+{
+	uint32_t i;
+
+	if (l->engine != FSAIO_ENGINE_IO_URING)
+		return NULL;
+	for (i = 0; i < c->nr_lcs; i++) {
+		struct lc *d = &c->lcs[i];
+
+		if (d == l || d->engine != l->engine || d->ring != l->ring ||
+		    d->user_data != l->user_data || !(d->flags & LC_ACTIVE))
+			continue;
+		if (done && (d->cqe & CQE_BY_OVERFLOW) && (d->flags & LC_DONE) &&
+		    !(d->flags & LC_ABANDONED))
+			return d;
+		if (!done && lc_inflight(d) && !(d->cqe & CQE_BY_OVERFLOW))
+			return d;
+	}
+	return NULL;
+}
+
+/* The overflowed CQE that ended `from` was `to`'s: `to` ends, `from` is
+ * in flight again; completed and errors stay as they are. */
+static void ovf_move(struct checker *c, struct lc *from, struct lc *to)
+{
+	to->flags |= LC_DONE | LC_KCOMPLETE;
+	to->kres = from->kres;
+	to->cqe |= CQE_BY_OVERFLOW;
+	to->rstate = R_IDLE;
+	lc_push(to, FSAIO_EV_COMPLETE, from->kres);
+	from->flags &= ~(LC_DONE | LC_KCOMPLETE);
+	from->cqe &= ~CQE_BY_OVERFLOW;
+	c->ovf_moved++;
+}
+
 /*
  * A CQE that did not fit the CQ: traced without its req, named by ring and
  * user_data.  Requests are keyed by req pointer, and io_uring recycles a
@@ -887,6 +940,8 @@ static void on_overflow(struct checker *c, const struct fsaio_record *r)
 		if (l->engine == FSAIO_ENGINE_IO_URING && l->ring == r->ring &&
 		    l->user_data == r->user_data && lc_inflight(l)) {
 			complete_lc(c, l, r);
+			if ((l->flags & LC_DONE) && !(l->flags & LC_ABANDONED))
+				l->cqe |= CQE_BY_OVERFLOW;
 			return;
 		}
 	}
@@ -914,6 +969,14 @@ static void on_complete(struct checker *c, const struct fsaio_record *r)
 
 static void complete_lc(struct checker *c, struct lc *l, const struct fsaio_record *r)
 {
+	/* Its own CQE, but an overflowed CQE ended it: that one was another's */
+	if ((l->cqe & CQE_BY_OVERFLOW) && (l->flags & LC_DONE) && !(l->flags & LC_ABANDONED) &&
+	    !(r->flags & FSAIO_F_OVERFLOW)) {
+		struct lc *s = ovf_sibling(c, l, false);
+
+		if (s)
+			ovf_move(c, l, s);
+	}
 	lc_push(l, FSAIO_EV_COMPLETE, r->res);
 	/* Cancelled at ring teardown: the kernel finished it, nobody reaps it. */
 	if (l->engine == FSAIO_ENGINE_IO_URING && (r->flags & FSAIO_F_TEARDOWN) &&
@@ -1523,8 +1586,9 @@ static void finish_exactly_once(struct checker *c)
 			      uring->zc_notifs);
 	if (uring->cq_overflow && o < sizeof(extra))
 		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " CQEs overflowed the CQ (%"
-			      PRIu64 " dropped by the kernel: never delivered)",
-			      uring->cq_overflow, uring->cq_dropped);
+			      PRIu64 " dropped by the kernel: never delivered%s)",
+			      uring->cq_overflow, uring->cq_dropped,
+			      c->ovf_moved ? "; matched by a user_data several requests share" : "");
 	if (c->eonce.count)
 		set_result(ir, VERDICT_FAIL, c->lifecycles, "%" PRIu64 " violations; first: %s",
 			   c->eonce.count, c->eonce.first);

@@ -541,6 +541,16 @@ t_conf_send_zc() {
 }
 TESTS+=(t_conf_send_zc)
 
+# CQ overflow while a pipe read with the same user_data (0) is in flight:
+# the overflowed CQEs (no req) first end the read; its own CQE, and the
+# reuse of an overflowed NOP's req struct, move them where they belong.
+t_conf_overflow_same_ud() {
+	need_root
+	conf_run uring_overflow_same_ud
+	conf_counts io_uring "submitted completed abandoned errors cq_overflow cq_dropped" "34 34 0 0 16 0"
+}
+TESTS+=(t_conf_overflow_same_ud)
+
 # 1024 cold reads in one io_uring_enter: the submitter waits for block
 # layer request tags (the queue holds fewer), not in page waits: the
 # sleeps are counted apart and nonblocking_submit_io_uring passes.

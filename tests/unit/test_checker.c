@@ -483,6 +483,63 @@ TEST_F(zc_send, own_cqe_ends_it)
 	}
 }
 
+/*
+ * An overflowed CQE (no req) ends the first in-flight request of its ring
+ * with its user_data; when two share it and the guess was wrong (the
+ * chosen one's own CQE comes, or the other's req struct is reused), the
+ * overflowed CQE moves to the other one.  With distinct user_data a second
+ * CQE still fails.
+ */
+FIXTURE_VARIANT(ovf_same_ud) {
+	uint64_t ud_b;		/* B's user_data; A's is 0 */
+	bool reuse_b;		/* B's req struct submitted again (then completed) */
+	enum verdict eonce, quiesce;
+	uint64_t completed;
+};
+CHECKER_FIXTURE(ovf_same_ud, synth_cfg_stock())
+
+FIXTURE_VARIANT_ADD(ovf_same_ud, own_cqe_of_the_guessed_one) {
+	.ud_b = 0, .eonce = VERDICT_PASS, .quiesce = VERDICT_PASS, .completed = 2,
+};
+FIXTURE_VARIANT_ADD(ovf_same_ud, req_struct_of_the_other_reused) {
+	.ud_b = 0, .reuse_b = true, .eonce = VERDICT_PASS, .quiesce = VERDICT_PASS,
+	.completed = 3,
+};
+FIXTURE_VARIANT_ADD(ovf_same_ud, distinct_user_data_still_fails) {
+	.ud_b = 7, .eonce = VERDICT_FAIL, .quiesce = VERDICT_FAIL, .completed = 1,
+};
+
+static void submit_ud(struct checker *c, uint64_t req, uint64_t ud)
+{
+	struct fsaio_record r = synth_rec(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING, 7, req);
+
+	r.user_data = ud;
+	r.ring = SYNTH_URING_RING;
+	synth_feed(c, &r);
+}
+
+TEST_F(ovf_same_ud, overflowed_cqe_moves)
+{
+	struct checker *c = self->c;
+	const uint64_t a = UREQ, b = UREQ + 0x100;
+
+	submit_ud(c, a, 0);			/* e.g. a pipe read, pending */
+	submit_ud(c, b, variant->ud_b);		/* a NOP whose CQE overflows */
+	uring_overflow(c, 0, 0, false, 0);	/* taken for a's (the first) */
+	if (variant->reuse_b) {
+		submit_ud(c, b, 0);		/* b's struct was free: b ended */
+		uring_complete(c, 7, b, 0);
+	}
+	uring_complete(c, 7, a, 4);		/* a's own CQE */
+	FINISH(c);
+	EXPECT_VERDICT(c, variant->eonce, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, variant->quiesce, INV_QUIESCENCE);
+	EXPECT_EQ(variant->completed, URING(c)->completed);
+	EXPECT_EQ(1, URING(c)->cq_overflow);
+	if (variant->eonce == VERDICT_PASS)
+		EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "matched by a user_data several requests share");
+}
+
 TEST_F(stock, same_iocb_address_in_two_processes)
 {
 	struct checker *c = self->c;
