@@ -722,6 +722,28 @@ int fsaio_uring_cqe_overflow(struct trace_event_raw_io_uring_cqe_overflow *ctx)
 	return 0;
 }
 
+/* A link of a failed chain, cancelled (io_uring_fail_link): whether its
+ * -ECANCELED CQE is posted depends on REQ_F_SKIP_LINK_CQES of the failed
+ * request, so the checker lets it end without one. */
+SEC("tracepoint/io_uring/io_uring_fail_link")
+int fsaio_uring_fail_link(struct trace_event_raw_io_uring_fail_link *ctx)
+{
+	__u64 ring = (__u64)ctx->ctx, link = (__u64)ctx->link, ud = ctx->user_data;
+	struct fsaio_record *r;
+
+	barrier_var(link);
+	if (!trace_ring_event(ring))
+		return 0;
+	r = rec_reserve(FSAIO_EV_LINK_FAIL, FSAIO_ENGINE_IO_URING);
+	if (!r)
+		return 0;
+	r->req = link;
+	r->user_data = ud;
+	r->ring = ring;
+	rec_submit(r);
+	return 0;
+}
+
 SEC("tracepoint/io_uring/io_uring_queue_async_work")
 int fsaio_uring_queue_async_work(struct trace_event_raw_io_uring_queue_async_work *ctx)
 {

@@ -95,6 +95,13 @@ enum fsaio_event_type {
 	 * arg2 = 1 if the request asked for O_SYNC (IOCB_SYNC: data and
 	 * metadata), 0 for O_DSYNC */
 	FSAIO_EV_FSYNC = 16,
+	/* io_uring: a linked request cancelled because an earlier request of
+	 * its chain failed (io_uring_fail_link).  req = the cancelled link,
+	 * user_data = the failed request's, ring = the io_ring_ctx.  Its
+	 * -ECANCELED CQE may be skipped: a failed IOSQE_CQE_SKIP_SUCCESS
+	 * request makes the kernel skip the CQEs of the rest of its chain
+	 * (REQ_F_SKIP_LINK_CQES), so the link may end with no COMPLETE. */
+	FSAIO_EV_LINK_FAIL = 17,
 	FSAIO_EV__MAX,
 };
 
@@ -192,6 +199,11 @@ struct fsaio_record {
 	__u64 stack[FSAIO_STACK_DEPTH];
 	char comm[FSAIO_COMM_LEN];
 };
+
+/* io_uring SUBMIT arg1 is req->flags, whose low bits mirror the SQE's
+ * flags: IOSQE_CQE_SKIP_SUCCESS (REQ_F_CQE_SKIP) says the request posts
+ * no CQE when it succeeds (a failure still posts one). */
+#define FSAIO_URING_REQ_CQE_SKIP	(1u << 6)
 
 /*
  * Typed views of the fields that some record types overload.  The BPF

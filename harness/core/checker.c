@@ -37,7 +37,34 @@
  * (requests that fail in io_init_req complete without an
  * io_uring_submit_req event; aux CQEs have no request) and shown in the
  * detail.  An io_uring COMPLETE whose arg0 (cflags) has IORING_CQE_F_MORE
- * is an intermediate multishot CQE and does not end the lifecycle.  "completed" counts each lifecycle once.  A request
+ * is an intermediate multishot CQE and does not end the lifecycle.  "completed" counts each lifecycle once.
+ *
+ * Zero-copy sends (IORING_OP_SEND_ZC, SENDMSG_ZC).  The request's own CQE
+ * ends it even with F_MORE: the kernel frees the req struct there.  The
+ * notification CQE that follows (IORING_CQE_F_NOTIF) is posted by a
+ * request the kernel allocates itself (io_alloc_notif), never submitted,
+ * on whatever req struct the cache hands out, often one of a finished
+ * request: it is counted (zc_notifs) and matched to no lifecycle.
+ *
+ * Overflowed CQEs.  io_uring_cqe_overflow names no req: an overflowed CQE
+ * ends the first in-flight lifecycle of its ring with its user_data, but
+ * several may share one (liburing's default user_data is 0).  If the one
+ * it ended turns out to be alive (its own COMPLETE comes, with its req) or
+ * another one turns out to be over (its req struct is submitted again),
+ * the overflowed CQE was that other one's: it moves there, and the first
+ * is open again.  Counts are unchanged by the move; no "completed twice"
+ * or "submitted again" is reported for it.
+ *
+ * Completion without a CQE.  An io_uring request submitted with
+ * IOSQE_CQE_SKIP_SUCCESS (SUBMIT arg1 & FSAIO_URING_REQ_CQE_SKIP) posts no
+ * CQE, and so no COMPLETE, when it succeeds; and a link cancelled because
+ * its chain failed (LINK_FAIL, io_uring_fail_link) posts none either when
+ * the failed request had that flag (REQ_F_SKIP_LINK_CQES).  No tracepoint
+ * marks their end, so such a lifecycle ends when its req struct is
+ * submitted again (the kernel freed it: it completed) or, still open, at
+ * the end of the trace: counted in completed and in cqe_skipped, never a
+ * "submitted again before it completed" or a quiescence failure.  A COMPLETE
+ * that does come (a failure, or a CQE not skipped) ends it as usual.  A request
  * never completed is quiescence's business, not exactly_once's.
  *
  * Retry lifecycle (only judged when cfg.see_retry; the events are counted
@@ -118,6 +145,12 @@
 #define SYNC_WEAK	0x04	/* ...but an O_SYNC write got fdatasync only */
 #define LC_ABANDONED	0x80	/* ended unreaped: context destroyed or process exited (with LC_DONE) */
 
+/* struct lc.cqe: why an io_uring request may end without a CQE */
+#define CQE_MAY_SKIP	0x01	/* submitted with IOSQE_CQE_SKIP_SUCCESS */
+#define CQE_LINK_FAILED	0x02	/* cancelled with its failed chain (LINK_FAIL) */
+#define CQE_BY_OVERFLOW	0x04	/* ended by an overflowed CQE matched by user_data */
+#define EV_NO_CQE	101	/* pseudo event in a history: ended without a CQE */
+
 /* Why a lifecycle was abandoned (struct lc.why) */
 /* Why a request was abandoned: never reaped because its context was
  * destroyed (libaio io_destroy), its process exited (libaio), or its ring
@@ -148,6 +181,7 @@ struct lc {
 	uint8_t why;		/* AB_* once abandoned */
 	uint8_t opcode;		/* of the SUBMIT, < FSAIO_MAX_OPCODE */
 	uint8_t sync;		/* SYNC_*: the durability of an async sync write */
+	uint8_t cqe;		/* CQE_MAY_SKIP, CQE_LINK_FAILED: may end without a CQE */
 	int32_t val[HIST_LEN];
 };
 
@@ -213,6 +247,7 @@ struct checker {
 	uint64_t rejected;	/* libaio batch entries io_submit refused */
 	uint64_t unmatched_uring; /* io_uring COMPLETE of unknown requests */
 	uint64_t more_cqes;	/* io_uring F_MORE CQEs traced without req (aux) */
+	uint64_t ovf_moved;	/* overflowed CQEs moved to another request (same user_data) */
 	uint64_t unmatched_libaio; /* libaio events of unknown requests, when
 				    * cfg.libaio_submit_unseen */
 	uint64_t unattributed;	/* RETRY/WAKE/RESUME/PUNT without req */
@@ -431,7 +466,8 @@ static void lc_format(const struct lc *l, char *buf, size_t len)
 				      event_type_name(t), l->val[at]);
 		else
 			o += snprintf(buf + o, len - o, "%s%s", sep,
-				      t == EV_REJECTED ? "rejected" : event_type_name(t));
+				      t == EV_REJECTED ? "rejected" : t == EV_NO_CQE ?
+				      "ended without a CQE" : event_type_name(t));
 	}
 }
 
@@ -696,15 +732,44 @@ static void on_io_destroy(struct checker *c, const struct fsaio_record *r)
 
 /* ---------- events ---------- */
 
+static void lc_mark_done(struct checker *c, struct lc *l, int32_t res);
+
+/* An io_uring request that may post no CQE has ended without one: its
+ * req struct was reused, or the trace ended (see "Completion without a
+ * CQE").  A cancelled link ends with -ECANCELED. */
+static void lc_end_without_cqe(struct checker *c, struct lc *l)
+{
+	int32_t res = (l->cqe & CQE_LINK_FAILED) ? -125 /* -ECANCELED */ : 0;
+
+	lc_push(l, EV_NO_CQE, res);
+	l->flags |= LC_KCOMPLETE;
+	l->kres = res;
+	c->st.engine[l->engine].cqe_skipped++;
+	lc_mark_done(c, l, res);
+}
+
+static bool lc_may_skip_cqe(const struct lc *l)
+{
+	return l->engine == FSAIO_ENGINE_IO_URING && l->cqe && lc_inflight(l) &&
+	       l->rstate == R_IDLE;
+}
+
+static struct lc *ovf_sibling(struct checker *c, const struct lc *l, bool done);
+static void ovf_move(struct checker *c, struct lc *from, struct lc *to);
+
 static void on_submit(struct checker *c, const struct fsaio_record *r)
 {
-	struct lc *l = lc_find(c, r, true);
+	struct lc *l = lc_find(c, r, true), *d;
 
 	if (l && lc_inflight(l)) {
 		unsigned why = abandon_reason(c, l);
 
 		if (why)
 			lc_abandon(c, l, why);	/* iocb reused after io_destroy */
+		else if (lc_may_skip_cqe(l))
+			lc_end_without_cqe(c, l);	/* the kernel freed it */
+		else if ((d = ovf_sibling(c, l, true)))
+			ovf_move(c, d, l);	/* the overflowed CQE was this one's */
 		else
 			fail_note(&c->eonce, l, "submitted again before it completed");
 	}
@@ -717,6 +782,8 @@ static void on_submit(struct checker *c, const struct fsaio_record *r)
 	l->user_data = r->user_data;
 	if (r->flags & FSAIO_F_FAILED_INIT)
 		c->st.engine[l->engine].failed_init++;
+	else if (l->engine == FSAIO_ENGINE_IO_URING && (r->arg1 & FSAIO_URING_REQ_CQE_SKIP))
+		l->cqe |= CQE_MAY_SKIP;
 	lc_push(l, FSAIO_EV_SUBMIT, 0);
 	c->st.engine[l->engine].submitted++;
 	{
@@ -762,6 +829,19 @@ static void lc_mark_done(struct checker *c, struct lc *l, int32_t res)
 /* A completion for no open lifecycle: unknown, rejected or already ended. */
 /* io_uring_complete cflags, carried in COMPLETE.arg0 by the tracer */
 #define CQE_F_MORE	(1u << 1)	/* IORING_CQE_F_MORE: multishot, more to come */
+#define CQE_F_NOTIF	(1u << 3)	/* IORING_CQE_F_NOTIF: a zero-copy send's notification */
+#define OP_SEND_ZC	47		/* IORING_OP_SEND_ZC */
+#define OP_SENDMSG_ZC	48		/* IORING_OP_SENDMSG_ZC */
+
+/* A zero-copy send: its own CQE (F_MORE when a notification follows) is
+ * the last of its req struct; the notification CQE (F_NOTIF) comes from a
+ * request the kernel allocated itself (io_alloc_notif), never submitted,
+ * on a req struct that may be any finished or recycled one. */
+static bool lc_zc_send(const struct lc *l)
+{
+	return l->engine == FSAIO_ENGINE_IO_URING &&
+	       (l->opcode == OP_SEND_ZC || l->opcode == OP_SENDMSG_ZC);
+}
 
 static bool completion_orphan(struct checker *c, struct lc *l,
 			      const struct fsaio_record *r)
@@ -796,6 +876,43 @@ static bool completion_orphan(struct checker *c, struct lc *l,
 
 static void complete_lc(struct checker *c, struct lc *l, const struct fsaio_record *r);
 
+/* A lifecycle of l's ring and user_data other than l: one an overflowed
+ * CQE ended (done), or one still in flight not ended by one (!done). */
+static struct lc *ovf_sibling(struct checker *c, const struct lc *l, bool done)
+{
+	uint32_t i;
+
+	if (l->engine != FSAIO_ENGINE_IO_URING)
+		return NULL;
+	for (i = 0; i < c->nr_lcs; i++) {
+		struct lc *d = &c->lcs[i];
+
+		if (d == l || d->engine != l->engine || d->ring != l->ring ||
+		    d->user_data != l->user_data || !(d->flags & LC_ACTIVE))
+			continue;
+		if (done && (d->cqe & CQE_BY_OVERFLOW) && (d->flags & LC_DONE) &&
+		    !(d->flags & LC_ABANDONED))
+			return d;
+		if (!done && lc_inflight(d) && !(d->cqe & CQE_BY_OVERFLOW))
+			return d;
+	}
+	return NULL;
+}
+
+/* The overflowed CQE that ended `from` was `to`'s: `to` ends, `from` is
+ * in flight again; completed and errors stay as they are. */
+static void ovf_move(struct checker *c, struct lc *from, struct lc *to)
+{
+	to->flags |= LC_DONE | LC_KCOMPLETE;
+	to->kres = from->kres;
+	to->cqe |= CQE_BY_OVERFLOW;
+	to->rstate = R_IDLE;
+	lc_push(to, FSAIO_EV_COMPLETE, from->kres);
+	from->flags &= ~(LC_DONE | LC_KCOMPLETE);
+	from->cqe &= ~CQE_BY_OVERFLOW;
+	c->ovf_moved++;
+}
+
 /*
  * A CQE that did not fit the CQ: traced without its req, named by ring and
  * user_data.  Requests are keyed by req pointer, and io_uring recycles a
@@ -810,18 +927,27 @@ static void on_overflow(struct checker *c, const struct fsaio_record *r)
 	es->cq_overflow++;
 	if (r->flags & FSAIO_F_DROPPED)
 		es->cq_dropped++;
-	if (r->arg0 & CQE_F_MORE)
-		return;		/* a multishot request's intermediate CQE */
+	if (r->arg0 & CQE_F_NOTIF) {
+		es->zc_notifs++;	/* not a request of the program's */
+		return;
+	}
 	for (i = 0; i < c->nr_lcs; i++) {
 		struct lc *l = &c->lcs[i];
 
+		/* F_MORE: a multishot request's intermediate CQE, or a
+		 * zero-copy send's own (last) one */
+		if ((r->arg0 & CQE_F_MORE) && !lc_zc_send(l))
+			continue;
 		if (l->engine == FSAIO_ENGINE_IO_URING && l->ring == r->ring &&
 		    l->user_data == r->user_data && lc_inflight(l)) {
 			complete_lc(c, l, r);
+			if ((l->flags & LC_DONE) && !(l->flags & LC_ABANDONED))
+				l->cqe |= CQE_BY_OVERFLOW;
 			return;
 		}
 	}
-	c->unmatched_uring++;
+	if (!(r->arg0 & CQE_F_MORE))
+		c->unmatched_uring++;
 }
 
 static void on_complete(struct checker *c, const struct fsaio_record *r)
@@ -832,6 +958,10 @@ static void on_complete(struct checker *c, const struct fsaio_record *r)
 		on_overflow(c, r);
 		return;
 	}
+	if (r->engine == FSAIO_ENGINE_IO_URING && (r->arg0 & CQE_F_NOTIF)) {
+		c->st.engine[FSAIO_ENGINE_IO_URING].zc_notifs++;
+		return;		/* the kernel's notification request, see lc_zc_send() */
+	}
 	l = lc_find(c, r, false);
 	if (completion_orphan(c, l, r))
 		return;
@@ -840,6 +970,14 @@ static void on_complete(struct checker *c, const struct fsaio_record *r)
 
 static void complete_lc(struct checker *c, struct lc *l, const struct fsaio_record *r)
 {
+	/* Its own CQE, but an overflowed CQE ended it: that one was another's */
+	if ((l->cqe & CQE_BY_OVERFLOW) && (l->flags & LC_DONE) && !(l->flags & LC_ABANDONED) &&
+	    !(r->flags & FSAIO_F_OVERFLOW)) {
+		struct lc *s = ovf_sibling(c, l, false);
+
+		if (s)
+			ovf_move(c, l, s);
+	}
 	lc_push(l, FSAIO_EV_COMPLETE, r->res);
 	/* Cancelled at ring teardown: the kernel finished it, nobody reaps it. */
 	if (l->engine == FSAIO_ENGINE_IO_URING && (r->flags & FSAIO_F_TEARDOWN) &&
@@ -849,9 +987,10 @@ static void complete_lc(struct checker *c, struct lc *l, const struct fsaio_reco
 		lc_abandon(c, l, AB_TEARDOWN);
 		return;
 	}
-	/* A multishot request's intermediate CQEs do not end it. */
+	/* A multishot request's intermediate CQEs do not end it; a zero-copy
+	 * send's F_MORE CQE is its own last one (the notification follows). */
 	if (l->engine == FSAIO_ENGINE_IO_URING && (r->arg0 & CQE_F_MORE) &&
-	    !(l->flags & LC_DONE))
+	    !(l->flags & LC_DONE) && !lc_zc_send(l))
 		return;
 	if (l->flags & LC_KCOMPLETE) {
 		fail_note(&c->eonce, l, "completed twice");
@@ -1058,6 +1197,17 @@ static void on_punt(struct checker *c, const struct fsaio_record *r)
 	if (l->engine == FSAIO_ENGINE_LIBAIO &&
 	    (l->opcode == 1 /* IOCB_CMD_PWRITE */ || l->opcode == 8 /* PWRITEV */))
 		l->sync |= SYNC_PUNTED;
+}
+
+/* A link cancelled with its failed chain: its CQE may be skipped. */
+static void on_link_fail(struct checker *c, const struct fsaio_record *r)
+{
+	struct lc *l = r->req ? lc_find(c, r, false) : NULL;
+
+	if (!l || !lc_inflight(l) || l->engine != FSAIO_ENGINE_IO_URING)
+		return;
+	lc_push(l, FSAIO_EV_LINK_FAIL, 0);
+	l->cqe |= CQE_LINK_FAILED;
 }
 
 static void on_fsync(struct checker *c, const struct fsaio_record *r)
@@ -1288,6 +1438,7 @@ int checker_feed(struct checker *c, const struct fsaio_record *rec)
 	case FSAIO_EV_PROC_EXIT:	mark_set(c, r.tgid, 0);	break;
 	case FSAIO_EV_IO_DESTROY:	on_io_destroy(c, &r);	break;
 	case FSAIO_EV_FSYNC:		on_fsync(c, &r);	break;
+	case FSAIO_EV_LINK_FAIL:	on_link_fail(c, &r);	break;
 	case FSAIO_EV_TRACE_END: {
 		unsigned i;
 
@@ -1389,7 +1540,8 @@ static void finish_integrity(struct checker *c)
 			 c->reordered);
 }
 
-/* Open libaio lifecycles whose context or process is gone: abandoned. */
+/* Open libaio lifecycles whose context or process is gone: abandoned;
+ * open io_uring ones that may post no CQE: ended without one. */
 static void settle_abandoned(struct checker *c)
 {
 	uint32_t i;
@@ -1400,6 +1552,8 @@ static void settle_abandoned(struct checker *c)
 
 		if (why)
 			lc_abandon(c, l, why);
+		else if (lc_may_skip_cqe(l))
+			lc_end_without_cqe(c, l);
 	}
 }
 
@@ -1407,7 +1561,7 @@ static void finish_exactly_once(struct checker *c)
 {
 	struct invariant_result *ir = &c->res[INV_EXACTLY_ONCE];
 	const struct engine_stats *uring = &c->st.engine[FSAIO_ENGINE_IO_URING];
-	char extra[360] = "", teardown[64] = "";
+	char extra[480] = "", teardown[64] = "";
 	size_t o = 0;
 
 	if (c->abandoned[AB_TEARDOWN])
@@ -1429,10 +1583,19 @@ static void finish_exactly_once(struct checker *c)
 	if (uring->failed_init && o < sizeof(extra))
 		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64
 			      " SQEs failed at init (requests of their own)", uring->failed_init);
+	if (uring->cqe_skipped && o < sizeof(extra))
+		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " ended without a CQE "
+			      "(IOSQE_CQE_SKIP_SUCCESS or a failed chain's skipped CQE)",
+			      uring->cqe_skipped);
+	if (uring->zc_notifs && o < sizeof(extra))
+		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " zero-copy send "
+			      "notifications (F_NOTIF, from the kernel's own request)",
+			      uring->zc_notifs);
 	if (uring->cq_overflow && o < sizeof(extra))
 		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " CQEs overflowed the CQ (%"
-			      PRIu64 " dropped by the kernel: never delivered)",
-			      uring->cq_overflow, uring->cq_dropped);
+			      PRIu64 " dropped by the kernel: never delivered%s)",
+			      uring->cq_overflow, uring->cq_dropped,
+			      c->ovf_moved ? "; matched by a user_data several requests share" : "");
 	if (c->eonce.count)
 		set_result(ir, VERDICT_FAIL, c->lifecycles, "%" PRIu64 " violations; first: %s",
 			   c->eonce.count, c->eonce.first);

@@ -78,7 +78,13 @@ struct wait_cell {
 	X(cq_overflow, "io_uring completions that did not fit the CQ "	\
 		       "(overflow list, delivered later)")		\
 	X(cq_dropped, "of those, dropped by the kernel (no memory for "	\
-		      "the overflow entry): never delivered")
+		      "the overflow entry): never delivered")		\
+	X(cqe_skipped, "io_uring requests that ended without a CQE "	\
+		       "(IOSQE_CQE_SKIP_SUCCESS, or a failed chain's link "	\
+		       "whose CQE the kernel skipped); in completed")	\
+	X(zc_notifs, "io_uring zero-copy send notification CQEs "	\
+		     "(IORING_CQE_F_NOTIF): the kernel's own requests, "	\
+		     "not counted as requests")
 
 struct engine_stats {
 #define X(field, what) uint64_t field;

@@ -70,6 +70,7 @@ static const struct prog_desc progs[] = {
 	{ "fsaio_uring_submit_req", PK_TP, "io_uring", "io_uring_submit_req", FEAT_IO_URING_TP },
 	{ "fsaio_uring_req_failed", PK_TP, "io_uring", "io_uring_req_failed", 0 },
 	{ "fsaio_uring_cqe_overflow", PK_TP, "io_uring", "io_uring_cqe_overflow", 0 },
+	{ "fsaio_uring_fail_link", PK_TP, "io_uring", "io_uring_fail_link", 0 },
 	{ "fsaio_uring_queue_async_work", PK_TP, "io_uring", "io_uring_queue_async_work", 0 },
 	{ "fsaio_uring_complete", PK_TP, "io_uring", "io_uring_complete", FEAT_IO_URING_TP },
 	{ "fsaio_uring_task_work_run", PK_TP, "io_uring", "io_uring_task_work_run", 0 },

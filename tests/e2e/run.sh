@@ -518,6 +518,39 @@ t_conf_link_fail() {
 }
 TESTS+=(t_conf_link_fail)
 
+# IOSQE_CQE_SKIP_SUCCESS (liburing's test/skip-cqe.c drew "submitted again
+# before it completed" and quiescence FAILs): 25 requests, 7 CQEs; 18 end
+# without one (successes with the flag, and a failed chain's links whose
+# -ECANCELED CQE the kernel skips), each counted completed once.
+t_conf_cqe_skip() {
+	need_root
+	conf_run uring_cqe_skip
+	conf_counts io_uring "submitted completed abandoned errors cqe_skipped" "25 25 0 3 18"
+	grep -q "18 ended without a CQE" "$WORK/conf-uring_cqe_skip.ktap" ||
+		fail "detail: $(grep exactly_once "$WORK/conf-uring_cqe_skip.ktap")"
+}
+TESTS+=(t_conf_cqe_skip)
+
+# IORING_OP_SEND_ZC on loopback TCP: each send's own CQE (F_MORE) ends it,
+# the notification (F_NOTIF) comes from the kernel's own request on a
+# recycled req struct: 24 sends, 24 notifications, none "in flight".
+t_conf_send_zc() {
+	need_root
+	conf_run uring_send_zc
+	conf_counts io_uring "submitted completed abandoned errors zc_notifs" "24 24 0 0 24"
+}
+TESTS+=(t_conf_send_zc)
+
+# CQ overflow while a pipe read with the same user_data (0) is in flight:
+# the overflowed CQEs (no req) first end the read; its own CQE, and the
+# reuse of an overflowed NOP's req struct, move them where they belong.
+t_conf_overflow_same_ud() {
+	need_root
+	conf_run uring_overflow_same_ud
+	conf_counts io_uring "submitted completed abandoned errors cq_overflow cq_dropped" "34 34 0 0 16 0"
+}
+TESTS+=(t_conf_overflow_same_ud)
+
 # 1024 cold reads in one io_uring_enter: the submitter waits for block
 # layer request tags (the queue holds fewer), not in page waits: the
 # sleeps are counted apart and nonblocking_submit_io_uring passes.

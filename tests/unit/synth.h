@@ -150,6 +150,28 @@ static inline void uring_submit(struct checker *c, uint32_t tgid, uint64_t req)
 	synth_feed(c, &r);
 }
 
+/* io_uring_submit_req of an SQE with IOSQE_CQE_SKIP_SUCCESS: no CQE if it
+ * succeeds */
+static inline void uring_submit_skip(struct checker *c, uint32_t tgid, uint64_t req)
+{
+	struct fsaio_record r = synth_rec(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING, tgid, req);
+
+	r.user_data = req >> 4;
+	r.arg1 = FSAIO_URING_REQ_CQE_SKIP;
+	r.ring = SYNTH_URING_RING;
+	synth_feed(c, &r);
+}
+
+/* io_uring_fail_link: link cancelled because its chain failed (in the
+ * submitter or in task_work: tgid as given) */
+static inline void uring_link_fail(struct checker *c, uint32_t tgid, uint64_t link)
+{
+	struct fsaio_record r = synth_rec(FSAIO_EV_LINK_FAIL, FSAIO_ENGINE_IO_URING, tgid, link);
+
+	r.ring = SYNTH_URING_RING;
+	synth_feed(c, &r);
+}
+
 /* io_uring_req_failed: the SQE failed at init (user_data = req >> 4 too) */
 static inline void uring_failed_init(struct checker *c, uint32_t tgid, uint64_t req,
 				     int32_t err)

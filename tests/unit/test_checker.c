@@ -338,6 +338,208 @@ TEST_F(patched, pointer_reuse_after_completion_passes)
 	EXPECT_EQ(5, LIBAIO(c)->completed);
 }
 
+/*
+ * Requests that may end without a CQE: IOSQE_CQE_SKIP_SUCCESS (the kernel
+ * posts no CQE on success, so no COMPLETE) and the links of a failed chain
+ * (io_uring_fail_link; their -ECANCELED CQE is skipped when the failed
+ * request had the flag).  Such a lifecycle ends when its req struct is
+ * submitted again or at the end, counted in completed and cqe_skipped;
+ * without the flag or the link failure, the same stream still fails.
+ */
+FIXTURE_VARIANT(cqe_skip) {
+	bool skip;		/* SUBMIT with IOSQE_CQE_SKIP_SUCCESS */
+	bool link_fail;		/* LINK_FAIL before the end */
+	bool reuse;		/* the req struct submitted again (plain, completed) */
+	bool complete;		/* a COMPLETE does come (a failure, never skipped) */
+	enum verdict eonce, quiesce;
+	uint64_t completed, skipped, errors;
+	const char *detail;	/* in exactly_once's detail */
+};
+CHECKER_FIXTURE(cqe_skip, synth_cfg_stock())
+
+FIXTURE_VARIANT_ADD(cqe_skip, silent_success_at_end) {
+	.skip = true, .eonce = VERDICT_PASS, .quiesce = VERDICT_PASS,
+	.completed = 1, .skipped = 1,
+	.detail = "1 ended without a CQE (IOSQE_CQE_SKIP_SUCCESS",
+};
+FIXTURE_VARIANT_ADD(cqe_skip, silent_success_req_reused) {
+	.skip = true, .reuse = true, .eonce = VERDICT_PASS, .quiesce = VERDICT_PASS,
+	.completed = 2, .skipped = 1, .detail = "2 requests (0 libaio, 2 io_uring)",
+};
+FIXTURE_VARIANT_ADD(cqe_skip, failure_still_posts_its_cqe) {
+	.skip = true, .complete = true, .eonce = VERDICT_PASS, .quiesce = VERDICT_PASS,
+	.completed = 1, .skipped = 0, .errors = 1, .detail = "none completed twice",
+};
+FIXTURE_VARIANT_ADD(cqe_skip, failed_chain_link_silent) {
+	.link_fail = true, .reuse = true, .eonce = VERDICT_PASS, .quiesce = VERDICT_PASS,
+	.completed = 2, .skipped = 1, .errors = 1, .detail = "1 ended without a CQE",
+};
+FIXTURE_VARIANT_ADD(cqe_skip, failed_chain_link_cqe_posted) {
+	.link_fail = true, .complete = true, .eonce = VERDICT_PASS,
+	.quiesce = VERDICT_PASS, .completed = 1, .skipped = 0, .errors = 1,
+	.detail = "none completed twice",
+};
+FIXTURE_VARIANT_ADD(cqe_skip, plain_request_never_completed) {
+	.eonce = VERDICT_PASS, .quiesce = VERDICT_FAIL, .completed = 0,
+	.detail = "1 requests (0 libaio, 1 io_uring)",
+};
+FIXTURE_VARIANT_ADD(cqe_skip, plain_request_reused_in_flight) {
+	.reuse = true, .eonce = VERDICT_FAIL, .quiesce = VERDICT_PASS, .completed = 1,
+	.detail = "submitted again before it completed",
+};
+
+TEST_F(cqe_skip, ends_without_cqe)
+{
+	struct checker *c = self->c;
+
+	if (variant->skip)
+		uring_submit_skip(c, 7, UREQ);
+	else
+		uring_submit(c, 7, UREQ);
+	uring_submit_done(c, 7, 1);
+	if (variant->link_fail)
+		uring_link_fail(c, 7, UREQ);
+	if (variant->complete)
+		uring_complete(c, 7, UREQ, variant->link_fail ? -125 : -14);
+	if (variant->reuse) {
+		uring_submit(c, 7, UREQ);
+		uring_complete(c, 7, UREQ, 0);
+	}
+	FINISH(c);
+	EXPECT_VERDICT(c, variant->eonce, INV_EXACTLY_ONCE);
+	EXPECT_DETAIL(c, INV_EXACTLY_ONCE, variant->detail);
+	EXPECT_VERDICT(c, variant->quiesce, INV_QUIESCENCE);
+	EXPECT_EQ(variant->completed, URING(c)->completed);
+	EXPECT_EQ(variant->skipped, URING(c)->cqe_skipped);
+	EXPECT_EQ(variant->errors, URING(c)->errors);
+}
+
+/*
+ * Zero-copy sends: the request's own CQE carries F_MORE and ends it (its
+ * req struct is freed); the notification CQE (F_NOTIF) comes from a request
+ * the kernel allocated itself, on any req struct (often a finished
+ * request's), and is matched to none.  A multishot request's F_MORE CQE
+ * still does not end it.
+ */
+FIXTURE_VARIANT(zc_send) {
+	unsigned opcode;	/* 47 IORING_OP_SEND_ZC, 22 RECV (multishot) */
+	bool overflow;		/* the request's own CQE overflowed the CQ */
+	uint64_t notif_req;	/* the notification's req struct (0: none) */
+	enum verdict eonce, quiesce;
+	uint64_t completed, notifs;
+};
+CHECKER_FIXTURE(zc_send, synth_cfg_stock())
+
+FIXTURE_VARIANT_ADD(zc_send, notif_on_the_send_req_struct) {
+	.opcode = 47, .notif_req = UREQ, .eonce = VERDICT_PASS,
+	.quiesce = VERDICT_PASS, .completed = 1, .notifs = 1,
+};
+FIXTURE_VARIANT_ADD(zc_send, notif_on_another_req_struct) {
+	.opcode = 47, .notif_req = UREQ + 0x100, .eonce = VERDICT_PASS,
+	.quiesce = VERDICT_PASS, .completed = 1, .notifs = 1,
+};
+FIXTURE_VARIANT_ADD(zc_send, own_cqe_overflowed) {
+	.opcode = 48, .overflow = true, .notif_req = UREQ, .eonce = VERDICT_PASS,
+	.quiesce = VERDICT_PASS, .completed = 1, .notifs = 1,
+};
+FIXTURE_VARIANT_ADD(zc_send, multishot_more_cqe_does_not_end) {
+	.opcode = 22, .eonce = VERDICT_PASS, .quiesce = VERDICT_FAIL,
+	.completed = 0, .notifs = 0,
+};
+
+TEST_F(zc_send, own_cqe_ends_it)
+{
+	struct checker *c = self->c;
+	struct fsaio_record r = synth_rec(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING, 7, UREQ);
+
+	r.user_data = 0x5e;
+	r.arg0 = variant->opcode;
+	r.ring = SYNTH_URING_RING;
+	synth_feed(c, &r);
+	uring_submit_done(c, 7, 1);
+	if (variant->overflow) {
+		uring_overflow(c, 0x5e, 4096, false, 1u << 1 /* F_MORE */);
+	} else {
+		r = synth_rec(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 7, UREQ);
+		r.user_data = 0x5e;
+		r.res = 4096;
+		r.arg0 = 1u << 1;	/* IORING_CQE_F_MORE */
+		synth_feed(c, &r);
+	}
+	if (variant->notif_req) {
+		r = synth_rec(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 7, variant->notif_req);
+		r.user_data = 0x5e;
+		r.arg0 = 1u << 3;	/* IORING_CQE_F_NOTIF */
+		synth_feed(c, &r);
+	}
+	FINISH(c);
+	EXPECT_VERDICT(c, variant->eonce, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, variant->quiesce, INV_QUIESCENCE);
+	EXPECT_EQ(variant->completed, URING(c)->completed);
+	EXPECT_EQ(variant->notifs, URING(c)->zc_notifs);
+	if (variant->notifs) {
+		EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "1 zero-copy send notifications");
+		EXPECT_FALSE(HAS(c, INV_EXACTLY_ONCE, "unsubmitted"));
+	}
+}
+
+/*
+ * An overflowed CQE (no req) ends the first in-flight request of its ring
+ * with its user_data; when two share it and the guess was wrong (the
+ * chosen one's own CQE comes, or the other's req struct is reused), the
+ * overflowed CQE moves to the other one.  With distinct user_data a second
+ * CQE still fails.
+ */
+FIXTURE_VARIANT(ovf_same_ud) {
+	uint64_t ud_b;		/* B's user_data; A's is 0 */
+	bool reuse_b;		/* B's req struct submitted again (then completed) */
+	enum verdict eonce, quiesce;
+	uint64_t completed;
+};
+CHECKER_FIXTURE(ovf_same_ud, synth_cfg_stock())
+
+FIXTURE_VARIANT_ADD(ovf_same_ud, own_cqe_of_the_guessed_one) {
+	.ud_b = 0, .eonce = VERDICT_PASS, .quiesce = VERDICT_PASS, .completed = 2,
+};
+FIXTURE_VARIANT_ADD(ovf_same_ud, req_struct_of_the_other_reused) {
+	.ud_b = 0, .reuse_b = true, .eonce = VERDICT_PASS, .quiesce = VERDICT_PASS,
+	.completed = 3,
+};
+FIXTURE_VARIANT_ADD(ovf_same_ud, distinct_user_data_still_fails) {
+	.ud_b = 7, .eonce = VERDICT_FAIL, .quiesce = VERDICT_FAIL, .completed = 1,
+};
+
+static void submit_ud(struct checker *c, uint64_t req, uint64_t ud)
+{
+	struct fsaio_record r = synth_rec(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING, 7, req);
+
+	r.user_data = ud;
+	r.ring = SYNTH_URING_RING;
+	synth_feed(c, &r);
+}
+
+TEST_F(ovf_same_ud, overflowed_cqe_moves)
+{
+	struct checker *c = self->c;
+	const uint64_t a = UREQ, b = UREQ + 0x100;
+
+	submit_ud(c, a, 0);			/* e.g. a pipe read, pending */
+	submit_ud(c, b, variant->ud_b);		/* a NOP whose CQE overflows */
+	uring_overflow(c, 0, 0, false, 0);	/* taken for a's (the first) */
+	if (variant->reuse_b) {
+		submit_ud(c, b, 0);		/* b's struct was free: b ended */
+		uring_complete(c, 7, b, 0);
+	}
+	uring_complete(c, 7, a, 4);		/* a's own CQE */
+	FINISH(c);
+	EXPECT_VERDICT(c, variant->eonce, INV_EXACTLY_ONCE);
+	EXPECT_VERDICT(c, variant->quiesce, INV_QUIESCENCE);
+	EXPECT_EQ(variant->completed, URING(c)->completed);
+	EXPECT_EQ(1, URING(c)->cq_overflow);
+	if (variant->eonce == VERDICT_PASS)
+		EXPECT_DETAIL(c, INV_EXACTLY_ONCE, "matched by a user_data several requests share");
+}
+
 TEST_F(stock, same_iocb_address_in_two_processes)
 {
 	struct checker *c = self->c;
