@@ -19,7 +19,7 @@
 #define FSAIO_INLINE static inline __attribute__((always_inline))
 #endif
 
-#define FSAIO_RECORD_VERSION	3	/* 2: ring field, IO_DESTROY; 3: FSYNC (wants metadata), FAIL_LINK */
+#define FSAIO_RECORD_VERSION	3	/* 2: ring field, IO_DESTROY; 3: FSYNC (wants metadata), LINK_FAIL */
 #define FSAIO_STACK_DEPTH	16
 #define FSAIO_COMM_LEN		16
 
