@@ -19,6 +19,10 @@
  * run (stale) and a partly written one (torn) are told apart from a lost one
  * (missing: a hole, zeros or past EOF).
  *
+ * -C is the tier's control: the same writes with the bug on purpose
+ * (buffered, writeback started or waited, never flushed): the replay must
+ * find some of them missing, or the tier is blind.
+ *
  * Without -m (the suite's run) it checks after the last completion that no
  * page is dirty or under writeback (cachestat) and re-reads every block
  * with O_DIRECT.
@@ -52,7 +56,11 @@ static const char help[] =
 	"  -M FILE   write the manifest (acknowledgements, marks) to FILE\n"
 	"  -V FILE   verify mode: check the file the manifest FILE names in DIR\n"
 	"  -k MARK   with -V: writes acknowledged up to MARK (default: all)\n"
-	"  -K        keep the file (default: removed at exit)\n";
+	"  -K        keep the file (default: removed at exit)\n"
+	"  -C MODE   control, a bug on purpose: plain buffered writes, and after\n"
+	"            each completion sync_file_range() of the write: start (start\n"
+	"            writeback, do not wait) or wait (wait for it; no flush, no\n"
+	"            journal commit) before the mark; a replay must miss some\n";
 
 /* One block's header; the rest of the block is pattern data. */
 struct blk_hdr {
@@ -62,6 +70,7 @@ struct blk_hdr {
 static struct {
 	bool uring, dsync, rwf, keep;
 	unsigned depth;
+	unsigned control;	/* sync_file_range() flags; 0: a real sync write */
 	const char *dm_name, *manifest, *verify, *upto;
 } opt = { .depth = 16 };
 
@@ -79,6 +88,15 @@ static int extra(int c, const char *arg)
 	case 'M': opt.manifest = arg; break;
 	case 'V': opt.verify = arg; break;
 	case 'k': opt.upto = arg; break;
+	case 'C':
+		if (!strcmp(arg, "start"))
+			opt.control = SYNC_FILE_RANGE_WRITE;
+		else if (!strcmp(arg, "wait"))
+			opt.control = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+				      SYNC_FILE_RANGE_WAIT_AFTER;
+		else
+			return -1;
+		break;
 	}
 	return 0;
 }
@@ -190,6 +208,9 @@ static void acked(struct run *r, uint64_t id, long res)
 	int ret;
 
 	wl_account(&r->st, &r->reap, id, res);
+	/* the control's "acknowledgement": what a buggy kernel would do */
+	if (opt.control && sync_file_range(r->fd, id * STRIDE, BSIZE, opt.control))
+		wl_die("sync_file_range", errno);
 	snprintf(mark, sizeof(mark), "ack%04u", r->acked);
 	if (r->ctl >= 0) {
 		ret = dm_mark(r->ctl, opt.dm_name, mark);
@@ -204,14 +225,14 @@ static void acked(struct run *r, uint64_t id, long res)
 
 static int sync_open_flags(void)
 {
-	if (opt.rwf)
+	if (opt.rwf || opt.control)
 		return 0;
 	return opt.dsync ? O_DSYNC : O_SYNC;
 }
 
 static int rwf_flags(void)
 {
-	if (!opt.rwf)
+	if (!opt.rwf || opt.control)
 		return 0;
 	return opt.dsync ? RWF_DSYNC : RWF_SYNC;
 }
@@ -398,8 +419,9 @@ static void write_manifest_head(FILE *m, const char *path, const struct run *r)
 	fprintf(m, "# osync_marks manifest: ack SEQ WRITE OFFSET MARK\n");
 	fprintf(m, "file %s\nseed %#" PRIx64 "\ncount %u\nbsize %u\nstride %u\n",
 		basename(tmp), r->seed, r->n, BSIZE, STRIDE);
-	fprintf(m, "mode %s %s %s depth %u\n", opt.uring ? "io_uring" : "libaio",
-		opt.rwf ? "rwf" : "open", opt.dsync ? "dsync" : "sync", opt.depth);
+	fprintf(m, "mode %s %s %s depth %u%s\n", opt.uring ? "io_uring" : "libaio",
+		opt.rwf ? "rwf" : "open", opt.dsync ? "dsync" : "sync", opt.depth,
+		opt.control ? " control" : "");
 	fflush(m);
 }
 
@@ -436,7 +458,10 @@ static int write_main(struct wl_opts *o)
 	if (r.fd < 0)
 		wl_die(path, errno);
 	printf("# mode: %s, %s %s, %u writes of %u bytes, %u in flight%s%s\n",
-	       opt.uring ? "io_uring" : "libaio", opt.rwf ? "per-write" : "open flag",
+	       opt.uring ? "io_uring" : "libaio", opt.control ? "control:" :
+	       opt.rwf ? "per-write" : "open flag",
+	       opt.control ? (opt.control == SYNC_FILE_RANGE_WRITE ?
+			      "buffered + writeback started" : "buffered + writeback waited") :
 	       opt.dsync ? (opt.rwf ? "RWF_DSYNC" : "O_DSYNC") : (opt.rwf ? "RWF_SYNC" : "O_SYNC"),
 	       r.n, BSIZE, opt.depth, opt.dm_name ? ", marks on " : "",
 	       opt.dm_name ? opt.dm_name : "");
@@ -541,7 +566,7 @@ int main(int argc, char **argv)
 {
 	struct wl_opts o = { .name = "osync_marks", .count = 64 };
 
-	wl_getopt(argc, argv, &o, help, "uDRKq:m:M:V:k:", extra);
+	wl_getopt(argc, argv, &o, help, "uDRKq:m:M:V:k:C:", extra);
 	if (opt.verify)
 		return verify_main(&o);
 	if (opt.upto) {

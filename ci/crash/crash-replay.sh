@@ -15,13 +15,19 @@
 #
 #   --fs LIST        file systems (default: ext4 xfs)
 #   --cases LIST     of libaio_osync libaio_odsync uring_rwf_sync uring_rwf_dsync
-#                    (default: all four)
+#                    control_wb_started control_no_flush (default: all six)
 #   -n COUNT         writes per case (default 64); -q DEPTH in flight (default 16)
 #   --every K        verify the marks of acknowledgements 0, K-1, 2K-1, ... and the
 #                    last (default 8; 1 = every mark)
 #   --no-cache-model replay every log entry up to the mark (as replay-log
 #                    --end-mark), not only what a volatile write cache keeps
 #   --keep           keep the work directory (logs, manifests, images)
+#
+# The two controls prove the tier is not blind: the same writes, plain
+# buffered, "acknowledged" after sync_file_range() started writeback (or
+# waited for it, but no flush and no journal commit), the two bugs a
+# patched kernel could have; the control passes when the replay finds
+# acknowledged writes missing, and fails if it finds them all.
 #
 # Devices: loop devices over sparse files in a work directory ($TMPDIR,
 # default /var/tmp: tmpfs in the VM), a data disk (ext4 64 MiB, xfs
@@ -41,7 +47,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 FSLIST="ext4 xfs"
-CASES="libaio_osync libaio_odsync uring_rwf_sync uring_rwf_dsync"
+CASES="libaio_osync libaio_odsync uring_rwf_sync uring_rwf_dsync control_wb_started control_no_flush"
 COUNT=64 DEPTH=16 EVERY=8 CACHE_MODEL=1 KEEP=0
 while [[ $# -gt 0 ]]; do
 	case $1 in
@@ -78,6 +84,8 @@ case_args() {
 	libaio_odsync) echo "-D" ;;
 	uring_rwf_sync) echo "-u -R" ;;
 	uring_rwf_dsync) echo "-u -R -D" ;;
+	control_wb_started) echo "-C start" ;;
+	control_no_flush) echo "-C wait" ;;
 	*) return 1 ;;
 	esac
 }
@@ -206,7 +214,7 @@ pick_marks() {
 
 # Phase 2: replay to each mark, mount (recovery), verify the acknowledged.
 replay_marks() {
-	local fs=$1 d=$2 mark loop base out rc marks=0 ok=0 miss=0 stale=0 torn=0 checked=0 nomount=0
+	local fs=$1 d=$2 show=$3 mark loop base out rc marks=0 ok=0 miss=0 stale=0 torn=0 checked=0 nomount=0
 	truncate -s "${DATA_SIZE[$fs]}" "$d/base.img" || { errout "cannot create $d/base.img"; return; }
 	local mflag=; ((CACHE_MODEL)) || mflag=--no-cache-model
 	for mark in $(pick_marks "$d/manifest.txt"); do
@@ -225,7 +233,7 @@ replay_marks() {
 		undo_to "$base"
 		rm -f "$d/copy.img"
 		echo "$out" >>"$d/verify.txt"
-		grep '^# ' <<<"$out" | head -n 8 || true
+		grep '^# ' <<<"$out" | head -n "$show" || true
 		[[ $out =~ acked=([0-9]+)\ ok=([0-9]+)\ missing=([0-9]+)\ stale=([0-9]+)\ torn=([0-9]+) ]] ||
 			{ errout "verifier at mark $mark: $(tail -n 1 <<<"$out")"; return; }
 		checked=$((checked + BASH_REMATCH[1])) miss=$((miss + BASH_REMATCH[3]))
@@ -250,8 +258,15 @@ run_case() {
 	command -v "${MKFS[$fs]%% *}" >/dev/null || { WHY="${MKFS[$fs]%% *} not found (apt-get install ${fs/ext4/e2fs}progs)"; return "$EXIT_SKIP"; }
 	record "$fs" "$c" "$d" "fsaio-lw-$$-$fs-$c" && rc=0 || rc=$?
 	((rc == 0)) || return "$rc"
-	replay_marks "$fs" "$d" && rc=0 || rc=$?
+	# the lost writes each mark names (a control loses them all: one)
+	replay_marks "$fs" "$d" "$([[ $c == control_* ]] && echo 1 || echo 8)" && rc=0 || rc=$?
 	SUMMARY+=", $(since "$t0" 1) s"
+	if [[ $c == control_* ]]; then	# a loss is what a control must see
+		case $rc in
+		"$EXIT_FAIL") rc=$EXIT_PASS; WHY='' SUMMARY="control, losses expected: $SUMMARY" ;;
+		"$EXIT_PASS") rc=$EXIT_FAIL WHY="the control's unsynced writes all survived the replay: the tier cannot see a lost write" ;;
+		esac
+	fi
 	((KEEP)) || rm -f "$d"/*.img	# tmpfs in the VM: give the memory back
 	return "$rc"
 }
