@@ -54,6 +54,7 @@ static const char help[] =
 	"  -q DEPTH  writes in flight (1..64, default 16)\n"
 	"  -m NAME   dm-log-writes device (dmsetup name) to mark after each ack\n"
 	"  -M FILE   write the manifest (acknowledgements, marks) to FILE\n"
+	"  -P NAME   mark names NAME0000, NAME0001, ... (default ack; unique per log)\n"
 	"  -V FILE   verify mode: check the file the manifest FILE names in DIR\n"
 	"  -k MARK   with -V: writes acknowledged up to MARK (default: all)\n"
 	"  -K        keep the file (default: removed at exit)\n"
@@ -71,8 +72,8 @@ static struct {
 	bool uring, dsync, rwf, keep;
 	unsigned depth;
 	unsigned control;	/* sync_file_range() flags; 0: a real sync write */
-	const char *dm_name, *manifest, *verify, *upto;
-} opt = { .depth = 16 };
+	const char *dm_name, *manifest, *verify, *upto, *prefix;
+} opt = { .depth = 16, .prefix = "ack" };
 
 static int extra(int c, const char *arg)
 {
@@ -86,6 +87,9 @@ static int extra(int c, const char *arg)
 		return opt.depth && opt.depth <= MAX_DEPTH ? 0 : -1;
 	case 'm': opt.dm_name = arg; break;
 	case 'M': opt.manifest = arg; break;
+	case 'P':
+		opt.prefix = arg;
+		return strlen(arg) < 24 && !strpbrk(arg, " \t\n") ? 0 : -1;
 	case 'V': opt.verify = arg; break;
 	case 'k': opt.upto = arg; break;
 	case 'C':
@@ -204,14 +208,14 @@ static int check_res(uint64_t id, long res, void *arg)
 /* An acknowledgement was reaped: count it, mark it, write it down. */
 static void acked(struct run *r, uint64_t id, long res)
 {
-	char mark[32];
+	char mark[40];
 	int ret;
 
 	wl_account(&r->st, &r->reap, id, res);
 	/* the control's "acknowledgement": what a buggy kernel would do */
 	if (opt.control && sync_file_range(r->fd, id * STRIDE, BSIZE, opt.control))
 		wl_die("sync_file_range", errno);
-	snprintf(mark, sizeof(mark), "ack%04u", r->acked);
+	snprintf(mark, sizeof(mark), "%s%04u", opt.prefix, r->acked);
 	if (r->ctl >= 0) {
 		ret = dm_mark(r->ctl, opt.dm_name, mark);
 		if (ret)
@@ -443,7 +447,7 @@ static int write_main(struct wl_opts *o)
 		r.ctl = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
 		if (r.ctl < 0)
 			die_setup("/dev/mapper/control", errno);
-		ret = dm_mark(r.ctl, opt.dm_name, "start");
+		ret = dm_mark(r.ctl, opt.dm_name, opt.prefix);
 		if (ret)	/* before any write: a setup failure, not a finding */
 			die_setup("DM_TARGET_MSG mark (is -m a log-writes device?)", -ret);
 	}
@@ -484,7 +488,7 @@ static int write_main(struct wl_opts *o)
 struct ack {
 	unsigned seq;
 	uint64_t index;
-	char mark[32];
+	char mark[40];
 };
 
 /* Read the manifest: file name, seed and the acknowledgements up to -k. */
@@ -503,7 +507,7 @@ static unsigned read_manifest(FILE *m, char *file, size_t flen, uint64_t *seed,
 			snprintf(file, flen, "%s", name);
 		} else if (sscanf(line, "seed %" SCNx64, seed) == 1) {
 			continue;
-		} else if (sscanf(line, "ack %u %" SCNu64 " %" SCNu64 " %31s",
+		} else if (sscanf(line, "ack %u %" SCNu64 " %" SCNu64 " %39s",
 				  &a.seq, &a.index, &off, a.mark) == 4 && !done) {
 			if (n < max)
 				acks[n++] = a;
@@ -566,7 +570,7 @@ int main(int argc, char **argv)
 {
 	struct wl_opts o = { .name = "osync_marks", .count = 64 };
 
-	wl_getopt(argc, argv, &o, help, "uDRKq:m:M:V:k:C:", extra);
+	wl_getopt(argc, argv, &o, help, "uDRKq:m:M:P:V:k:C:", extra);
 	if (opt.verify)
 		return verify_main(&o);
 	if (opt.upto) {

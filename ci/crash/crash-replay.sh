@@ -16,9 +16,10 @@
 #   --fs LIST        file systems (default: ext4 xfs)
 #   --cases LIST     of libaio_osync libaio_odsync uring_rwf_sync uring_rwf_dsync
 #                    control_wb_started control_no_flush (default: all six)
-#   -n COUNT         writes per case (default 64); -q DEPTH in flight (default 16)
+#   -n COUNT         writes per case (default 32); -q DEPTH in flight (default 8)
 #   --every K        verify the marks of acknowledgements 0, K-1, 2K-1, ... and the
-#                    last (default 8; 1 = every mark)
+#                    last (default 16: first, middle, last; 1 = every mark).  A
+#                    mark costs a mount and an umount, about 2-3 s under TCG
 #   --no-cache-model replay every log entry up to the mark (as replay-log
 #                    --end-mark), not only what a volatile write cache keeps
 #   --keep           keep the work directory (logs, manifests, images)
@@ -48,7 +49,7 @@ set -euo pipefail
 
 FSLIST="ext4 xfs"
 CASES="libaio_osync libaio_odsync uring_rwf_sync uring_rwf_dsync control_wb_started control_no_flush"
-COUNT=64 DEPTH=16 EVERY=8 CACHE_MODEL=1 KEEP=0
+COUNT=32 DEPTH=8 EVERY=16 CACHE_MODEL=1 KEEP=0
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--fs) FSLIST=$2; shift 2 ;;
@@ -147,9 +148,15 @@ echo "# crash-replay on $(uname -r): $COUNT writes per case, $DEPTH in flight," 
 	"marks verified: $( ((EVERY == 1)) && echo every one || echo "ack 0, every ${EVERY}th and the last")," \
 	"$( ((CACHE_MODEL)) && echo "power-cut replay (up to the last flush, plus FUA)" || echo "full replay up to the mark")"
 
-# ---- one case ---------------------------------------------------------------------------
-# Each step either works or sets WHY and returns EXIT_ERROR (setup) or
-# EXIT_FAIL (the kernel lost an acknowledged write); SUMMARY gets the counts.
+# Time per phase, in microseconds from bash's clock (no fork per reading).
+declare -A T
+usec() { echo $((${EPOCHREALTIME/./} - ${1:-0})); }
+tadd() { T[$1]=$((${T[$1]:-0} + $(usec "$2"))); }
+secs() { printf '%d.%d' $((${T[$1]:-0} / 1000000)) $((${T[$1]:-0} / 100000 % 10)); }
+
+# ---- one file system: one log for all its cases ------------------------------------------
+# Steps either work or set WHY and return EXIT_ERROR (setup) or EXIT_FAIL
+# (the kernel lost an acknowledged write); SUMMARY gets the counts.
 WHY='' SUMMARY=''
 errout() { WHY="$1"; [[ -s ${2:-/dev/null} ]] && tail -n 5 "$2" | sed 's/^/#   /'; return "$EXIT_ERROR"; }
 
@@ -167,10 +174,20 @@ mount_fs() {
 	undo_push "umount $3 || umount -l $3"
 }
 
-# Phase 1: mkfs and the workload on the log-writes device; leaves d/log.img
-# and d/manifest.txt.
-record() {
-	local fs=$1 c=$2 d=$3 dm=$4 base=${#UNDO[@]} data log sectors rc
+# The cases of one file system run one after the other on one mkfs and
+# one log (a mkfs and a log per case cost more than the cases): the
+# controls last, so that no real case's flush makes their writes durable.
+ORDER=()
+for c in $CASES; do [[ $c == control_* ]] || ORDER+=("$c"); done
+for c in $CASES; do [[ $c == control_* ]] && ORDER+=("$c"); done
+
+# Phase 1: mkfs, then each case's osync_marks run on the log-writes device
+# (marks CASE-ack0000...; manifest d/CASE.txt; its exit status in RC[CASE]),
+# then umount and remove the target, which logs what is still unflushed
+# and the final super.  Leaves d/log.img.
+declare -A RC
+record_fs() {
+	local fs=$1 d=$2 dm=$3 base=${#UNDO[@]} data log sectors c t
 	truncate -s "${DATA_SIZE[$fs]}" "$d/data.img" && truncate -s "$LOG_SIZE" "$d/log.img" ||
 		{ errout "cannot create the disk images in $d"; return; }
 	loop_attach "$d/data.img" data && loop_attach "$d/log.img" log ||
@@ -180,24 +197,20 @@ record() {
 		{ errout "dmsetup create $dm (log-writes $data $log) failed" "$d/dmsetup.txt"; return; }
 	undo_push "dmsetup remove --retry $dm"
 	dmsetup mknodes "$dm" >/dev/null 2>&1 || true
+	t=$(usec)
 	${MKFS[$fs]} "/dev/mapper/$dm" >"$d/mkfs.txt" 2>&1 ||
 		{ errout "${MKFS[$fs]%% *} on /dev/mapper/$dm failed" "$d/mkfs.txt"; return; }
+	tadd mkfs "$t"
 	mount_fs "$fs" "/dev/mapper/$dm" "$d/mnt" || { errout "mount -t $fs /dev/mapper/$dm failed"; return; }
-	# shellcheck disable=SC2046
-	"$WL" -d "$d/mnt" -n "$COUNT" -q "$DEPTH" -m "$dm" -M "$d/manifest.txt" $(case_args "$c") \
-		>"$d/workload.txt" 2>&1 && rc=0 || rc=$?
-	# The acknowledged writes are what is checked; a write that failed
-	# outright is a finding of its own.
-	if ((rc == EXIT_SKIP)); then WHY=$(grep -m1 '^# SKIP' "$d/workload.txt" | sed 's/^# SKIP //'); undo_to "$base"; return "$EXIT_SKIP"; fi
-	if ((rc != EXIT_PASS)); then
-		sed 's/^/#   /' "$d/workload.txt" | tail -n 5
-		WHY="osync_marks exited $rc"
-		undo_to "$base"
-		((rc == EXIT_FAIL)) && return "$EXIT_FAIL" || return "$EXIT_ERROR"
-	fi
+	for c in "${ORDER[@]}"; do
+		t=$(usec)
+		# shellcheck disable=SC2046
+		"$WL" -d "$d/mnt" -n "$COUNT" -q "$DEPTH" -m "$dm" -P "$c-ack" -M "$d/$c.txt" \
+			$(case_args "$c") >"$d/$c.out.txt" 2>&1 && RC[$c]=0 || RC[$c]=$?
+		tadd "workload-$c" "$t"
+	done
 	umount "$d/mnt" || { errout "umount $d/mnt failed"; return; }
 	dmsetup status "$dm" >"$d/status.txt" 2>&1 || true
-	# Removing the target logs what is still unflushed and the final super.
 	undo_to "$base"
 	dmsetup info "$dm" >/dev/null 2>&1 && { errout "dmsetup remove $dm failed"; return; }
 	grep -q logging_disabled "$d/status.txt" &&
@@ -206,42 +219,50 @@ record() {
 	return 0
 }
 
-# The marks to verify: ack 0, every EVERY-th and the last.
+# The marks of a case to verify: ack 0, every EVERY-th and the last.
 pick_marks() {
 	awk -v k="$EVERY" '$1 == "ack" { m[n++] = $5 }
 		END { for (i = 0; i < n; i++) if (i == 0 || (i + 1) % k == 0 || i == n - 1) print m[i] }' "$1"
 }
 
-# Phase 2: replay to each mark, mount (recovery), verify the acknowledged.
-replay_marks() {
-	local fs=$1 d=$2 show=$3 mark loop base out rc marks=0 ok=0 miss=0 stale=0 torn=0 checked=0 nomount=0
-	truncate -s "${DATA_SIZE[$fs]}" "$d/base.img" || { errout "cannot create $d/base.img"; return; }
+# Phase 2, one case: replay to each of its marks (the base image is shared
+# by the cases of the file system and only moves forward: cases in log
+# order), mount the copy (journal recovery), verify what was acknowledged.
+# show: how many lost writes each mark names.
+replay_case() {
+	local fs=$1 d=$2 c=$3 show=$4 mark loop base out rc t marks=0 ok=0 miss=0 stale=0 torn=0 checked=0 nomount=0
 	local mflag=; ((CACHE_MODEL)) || mflag=--no-cache-model
-	for mark in $(pick_marks "$d/manifest.txt"); do
+	for mark in $(pick_marks "$d/$c.txt"); do
 		marks=$((marks + 1))
+		t=$(usec)
 		"$REPLAY" -l "$d/log.img" -b "$d/base.img" -c "$d/copy.img" -m "$mark" $mflag \
 			>>"$d/replay.txt" 2>&1 || { errout "lw-replay to mark $mark failed" "$d/replay.txt"; return; }
+		tadd replay "$t"; t=$(usec)
 		base=${#UNDO[@]}
 		loop_attach "$d/copy.img" loop || { errout "losetup of the replayed image failed"; return; }
 		if ! mount_fs "$fs" "$loop" "$d/rmnt" 2>"$d/mount-$mark.txt"; then
 			echo "# mark $mark: the replayed $fs does not mount: $(dmesg | tail -n 3 | tr '\n' ' ')"
 			nomount=$((nomount + 1))
-			undo_to "$base"; rm -f "$d/copy.img"
+			undo_to "$base"
 			continue
 		fi
-		out=$("$WL" -d "$d/rmnt" -V "$d/manifest.txt" -k "$mark" 2>&1) && rc=0 || rc=$?
-		undo_to "$base"
-		rm -f "$d/copy.img"
+		tadd mount "$t"; t=$(usec)
+		out=$("$WL" -d "$d/rmnt" -V "$d/$c.txt" -k "$mark" 2>&1) && rc=0 || rc=$?
+		tadd verify "$t"; t=$(usec)
+		undo_to "$base"	# (lw-replay truncates the copy for the next mark)
+		tadd umount "$t"
 		echo "$out" >>"$d/verify.txt"
-		grep '^# ' <<<"$out" | head -n "$show" || true
+		printf '%s\n' "$out" | grep -m "$show" '^# ' || true
 		[[ $out =~ acked=([0-9]+)\ ok=([0-9]+)\ missing=([0-9]+)\ stale=([0-9]+)\ torn=([0-9]+) ]] ||
 			{ errout "verifier at mark $mark: $(tail -n 1 <<<"$out")"; return; }
 		checked=$((checked + BASH_REMATCH[1])) miss=$((miss + BASH_REMATCH[3]))
 		stale=$((stale + BASH_REMATCH[4])) torn=$((torn + BASH_REMATCH[5]))
 		((rc == EXIT_PASS)) && ok=$((ok + 1))
+		# a control has shown what it must: the rest of its marks add nothing
+		[[ $c == control_* ]] && ((rc != EXIT_PASS)) && break
 	done
 	local acked
-	acked=$(grep -c '^ack ' "$d/manifest.txt" || true)
+	acked=$(grep -c '^ack ' "$d/$c.txt" || true)
 	SUMMARY="$acked writes acknowledged, $ok of $marks marks verified ($checked block checks), missing $miss, stale $stale, torn $torn"
 	((nomount)) && SUMMARY+=", $nomount replays did not mount"
 	((ok == marks && marks > 0)) && return 0
@@ -250,44 +271,74 @@ replay_marks() {
 	return "$EXIT_FAIL"
 }
 
-run_case() {
-	local fs=$1 c=$2 d=$WORK/$1-$2 t0 rc
-	mkdir -p "$d"
-	t0=$(now)
+# The verdict of one case after the recording: SKIP/FAIL/ERROR from its
+# workload, else from the replay (inverted for a control).
+case_verdict() {
+	local fs=$1 d=$2 c=$3 rc=${RC[$3]} show=8
 	WHY='' SUMMARY=''
-	command -v "${MKFS[$fs]%% *}" >/dev/null || { WHY="${MKFS[$fs]%% *} not found (apt-get install ${fs/ext4/e2fs}progs)"; return "$EXIT_SKIP"; }
-	record "$fs" "$c" "$d" "fsaio-lw-$$-$fs-$c" && rc=0 || rc=$?
-	((rc == 0)) || return "$rc"
-	# the lost writes each mark names (a control loses them all: one)
-	replay_marks "$fs" "$d" "$([[ $c == control_* ]] && echo 1 || echo 8)" && rc=0 || rc=$?
-	SUMMARY+=", $(since "$t0" 1) s"
+	if ((rc == EXIT_SKIP)); then WHY=$(grep -m1 '^# SKIP' "$d/$c.out.txt" | sed 's/^# SKIP //'); return "$rc"; fi
+	if ((rc != EXIT_PASS)); then
+		sed 's/^/#   /' "$d/$c.out.txt" | tail -n 5
+		WHY="osync_marks exited $rc"
+		((rc == EXIT_FAIL)) && return "$EXIT_FAIL" || return "$EXIT_ERROR"
+	fi
+	T[replay]=0 T[mount]=0 T[verify]=0 T[umount]=0
+	[[ $c == control_* ]] && show=1	# a control loses them all: name one per mark
+	replay_case "$fs" "$d" "$c" "$show" && rc=0 || rc=$?
+	SUMMARY+=" ($(secs "workload-$c") s writing; replays: lw-replay $(secs replay) s, mount $(secs mount) s, verify $(secs verify) s, umount $(secs umount) s)"
 	if [[ $c == control_* ]]; then	# a loss is what a control must see
 		case $rc in
 		"$EXIT_FAIL") rc=$EXIT_PASS; WHY='' SUMMARY="control, losses expected: $SUMMARY" ;;
 		"$EXIT_PASS") rc=$EXIT_FAIL WHY="the control's unsynced writes all survived the replay: the tier cannot see a lost write" ;;
 		esac
 	fi
-	((KEEP)) || rm -f "$d"/*.img	# tmpfs in the VM: give the memory back
 	return "$rc"
 }
 
-# ---- all cases -----------------------------------------------------------------------------
-n=0 npass=0 nfail=0 nskip=0 nerr=0
-for fs in $FSLIST; do
-	for c in $CASES; do
-		n=$((n + 1)) name=${fs}_$c
-		depth=${#UNDO[@]}
-		run_case "$fs" "$c" && rc=0 || rc=$?
-		undo_to "$depth"
-		[[ -n $SUMMARY ]] && echo "# $name: $SUMMARY"
-		case $rc in
-		"$EXIT_PASS") echo "ok $n $name"; npass=$((npass + 1)) ;;
-		"$EXIT_SKIP") echo "ok $n $name # SKIP $WHY"; nskip=$((nskip + 1)) ;;
-		"$EXIT_FAIL") echo "# $name: FAIL: $WHY"; echo "not ok $n $name"; nfail=$((nfail + 1)) ;;
-		*) echo "# $name: ERROR (no verdict): $WHY"; echo "not ok $n $name"; nerr=$((nerr + 1)) ;;
-		esac
+# KTAP line of test n for case c of fs with verdict rc.
+report() {
+	local n=$1 name=$2 rc=$3
+	[[ -n $SUMMARY ]] && echo "# $name: $SUMMARY"
+	case $rc in
+	"$EXIT_PASS") echo "ok $n $name"; npass=$((npass + 1)) ;;
+	"$EXIT_SKIP") echo "ok $n $name # SKIP $WHY"; nskip=$((nskip + 1)) ;;
+	"$EXIT_FAIL") echo "# $name: FAIL: $WHY"; echo "not ok $n $name"; nfail=$((nfail + 1)) ;;
+	*) echo "# $name: ERROR (no verdict): $WHY"; echo "not ok $n $name"; nerr=$((nerr + 1)) ;;
+	esac
+}
+
+run_fs() {
+	local fs=$1 d=$WORK/$1 depth=${#UNDO[@]} rc c t0
+	mkdir -p "$d"
+	t0=$(usec)
+	T=() RC=() WHY='' SUMMARY=''
+	if ! command -v "${MKFS[$fs]%% *}" >/dev/null; then
+		rc=$EXIT_SKIP WHY="${MKFS[$fs]%% *} not found (apt-get install ${fs/ext4/e2fs}progs)"
+	else
+		record_fs "$fs" "$d" "fsaio-lw-$$-$fs" && rc=0 || rc=$?
+		T[record]=$(usec "$t0")
+		truncate -s "${DATA_SIZE[$fs]}" "$d/base.img" || { errout "cannot create $d/base.img"; rc=$?; }
+	fi
+	undo_to "$depth"
+	((rc == 0)) && echo "# $fs: mkfs $(secs mkfs) s, $COUNT writes x ${#ORDER[@]} cases and umount: $(secs record) s in all"
+	for c in "${ORDER[@]}"; do
+		n=$((n + 1))
+		if ((rc == 0)); then
+			case_verdict "$fs" "$d" "$c" && rc=0 || rc=$?
+			report "$n" "${fs}_$c" "$rc"
+			rc=0
+			undo_to "$depth"
+		else
+			report "$n" "${fs}_$c" "$rc"	# the file system's setup failed or skipped
+		fi
 	done
-done
+	echo "# $fs: $(awk -v t="$(usec "$t0")" 'BEGIN { printf "%.1f", t / 1e6 }') s"
+	((KEEP)) || rm -f "$d"/*.img	# tmpfs in the VM: give the memory back
+}
+
+# ---- all file systems ---------------------------------------------------------------------
+n=0 npass=0 nfail=0 nskip=0 nerr=0
+for fs in $FSLIST; do run_fs "$fs"; done
 echo "# crash-replay: $npass passed, $nfail failed, $nskip skipped, $nerr errors"
 ((nerr)) && exit "$EXIT_ERROR"
 ((nfail)) && exit "$EXIT_FAIL"
