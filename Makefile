@@ -144,3 +144,4 @@ clean:
 # Kernel builds and QEMU runs (make kernels, make vmcheck) live in ci/vm/vm.mk.
 -include ci/vm/vm.mk
 -include ci/bench/bench.mk
+-include ci/crash/crash.mk

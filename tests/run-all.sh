@@ -4,7 +4,8 @@
 # (kselftest_harness), the end-to-end tests on the running kernel, and with
 # --vm KERNELS the workload suite inside QEMU on those kernels (make vmcheck;
 # KERNELS = both | stock | patched; builds them unless cached; FLAVOR=debug
-# in the environment boots the debug flavour of each).
+# in the environment boots the debug flavour of each) and the crash-replay
+# durability tier on the same kernels (make vmcrash).
 # Ends with the line "N passed, N failed, N skipped"; exit status EXIT_PASS
 # or EXIT_FAIL (harness/exit_status.h, through ci/lib.sh).
 set -u
@@ -79,7 +80,32 @@ vm_tier() {
 		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 	done
 }
-[[ -n $VM ]] && vm_tier
+# Crash-replay tier (ci/crash/crash-replay.sh in its own boot, make
+# vmcrash): each file system x engine x sync flag is a test; a guest ERROR
+# or a FAIL without a failing test (a splat) counts as one failure.
+crash_tier() {
+	local k label dir res p f s
+	local suffix=${FLAVOR:+-$FLAVOR}
+	case $VM in both) set -- stock patched ;; *) set -- "$VM" ;; esac
+	for k in "$@"; do rm -f ".output/vm-crash/$k$suffix/result" ".output/vm-crash/$k$suffix/stdout"; done
+	echo "# vm-crash: make vmcrash KERNEL=$VM${FLAVOR:+ FLAVOR=$FLAVOR} NOBUILD=1"
+	make --no-print-directory vmcrash KERNEL="$VM" ${FLAVOR:+FLAVOR="$FLAVOR"} NOBUILD=1 >/dev/null
+	for k in "$@"; do
+		label=$k$suffix dir=.output/vm-crash/$k$suffix
+		res=$(cat "$dir/result" 2>/dev/null || echo "ERROR no result")
+		p=$(grep -cE '^ok [0-9]+ [^#]*$' "$dir/stdout" 2>/dev/null)
+		s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$dir/stdout" 2>/dev/null)
+		f=$(grep -cE '^not ok ' "$dir/stdout" 2>/dev/null)
+		grep -hE '^# .*(FAIL|ERROR)|^not ok ' "$dir/stdout" 2>/dev/null | sed "s/^#* */# vm-crash $label: /"
+		if [[ $res == ERROR* || $res == FAIL* ]] && ((f == 0)); then
+			echo "not ok - vm-crash $label: $res"
+			f=1
+		fi
+		echo "# vm-crash $label: pass:$p fail:$f skip:$s ($res)"
+		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	done
+}
+[[ -n $VM ]] && { vm_tier; crash_tier; }
 
 echo "$pass passed, $fail failed, $skip skipped"
 ((fail == 0)) && exit "$EXIT_PASS"

@@ -5,11 +5,12 @@
 # kernel tree, built incrementally (one changed file: about a minute), its
 # sources put back at once (the series' kernel is rebuilt once, at the end),
 # and the mutant kernel run under the suite in QEMU
-# (make vmcheck KERNEL=image).  Prints the kill table (mutant, the checks
-# that failed, or "SURVIVED") and the kill rate; a mutant whose patch has a
+# (make vmcheck KERNEL=image) and the crash-replay tier (make vmcrash
+# KERNEL=image).  Prints the kill table (mutant, the checks that failed,
+# crash-replay tests as crash:NAME, or "SURVIVED") and the kill rate; a mutant whose patch has a
 # line "Equivalent: why" (before the diff) and survives is listed as such
 # and left out of the rate; results per mutant in
-# .output/vm/mut-NAME/.
+# .output/vm/mut-NAME/ and .output/vm-crash/mut-NAME/.
 #
 #   ci/mutants/mutants.sh [NAME...]  default: every ci/mutants/*.patch
 #
@@ -86,8 +87,17 @@ for name in "${names[@]}"; do
 		>"$WORK/$name.vm.log" 2>&1
 	out=.output/vm/mut-$name
 	res=$(cat "$out/result" 2>/dev/null || echo "ERROR no result")
-	by=$(grep -E '^    not ok [0-9]+ ' "$out/stdout" 2>/dev/null | awk '{ print $4 }' | sort | uniq -c |
-	     awk '{ printf "%s%s x%d", sep, $2, $1; sep = ", " }')
+	# and the crash-replay tier (make vmcrash): its failing tests as crash:NAME
+	msg "$name: running the crash-replay tier"
+	make --no-print-directory vmcrash KERNEL="$WORK/bzImage-$name" VMLABEL="mut-$name" \
+		>"$WORK/$name.crash.log" 2>&1
+	cout=.output/vm-crash/mut-$name
+	by=$({ grep -E '^    not ok [0-9]+ ' "$out/stdout" 2>/dev/null | awk '{ print $4 }'
+	       grep -E '^not ok [0-9]+ ' "$cout/stdout" 2>/dev/null | awk '{ print "crash:" $4 }'; } |
+	     sort | uniq -c | awk '{ printf "%s%s x%d", sep, $2, $1; sep = ", " }')
+	cres=$(cat "$cout/result" 2>/dev/null || echo "ERROR no result")
+	# a crash-replay FAIL/ERROR without a failing test (a splat, a dead guest)
+	[[ $res == PASS* || $res == SKIP* ]] && [[ $cres == FAIL* || $cres == ERROR* ]] && res=$cres
 	if [[ -n $by ]]; then
 		table+=("$name|killed by $by"); killed=$((killed + 1))
 	elif [[ $res == FAIL* ]]; then

@@ -24,6 +24,7 @@
 # needs the f2fs one), VMLABEL (results label for KERNEL=path, default the
 # kernel's release string), VMSLOW (dm-delay ms on the scratch disks), VMTIMEOUT,
 # VMOPTS (extra ci/vm/vm-run.sh options), NOBUILD=1 (use cached kernels only),
+# VMRESULTS (results directory under .output, default vm),
 # FSAIO_KCACHE (kernel cache, default /var/cache/fsaio/kernels).
 
 # The exit status numbers (EXIT_PASS, EXIT_FAIL, EXIT_SKIP, EXIT_ERROR,
@@ -44,6 +45,8 @@ VMTIMEOUT	?= 1800
 VMOPTS		?=
 VMLABEL		?=
 NOBUILD		?=
+# results under .output/<VMRESULTS>/<label> (make vmcrash: vm-crash)
+VMRESULTS	?= vm
 
 VM_SERIES	:= patches/linux-6.12/series
 VM_HAVE_SERIES	:= $(shell grep -qv '^[[:space:]]*\(\#.*\)\?$$' $(VM_SERIES) 2>/dev/null && echo 1)
@@ -120,7 +123,7 @@ vmcheck:
 		bz=$$(vm_kernel $$k) && [ -f "$$bz" ] || \
 			{ worst=$(EXIT_ERROR); summary="$$summary\n  $$k: ERROR (no kernel: not built or build failed)"; continue; }; \
 		[ -n "$$label" ] || label=$(or $(VMLABEL),$$($(VM_RUN) --print-release --kernel $$bz)$(VM_SUFFIX)); \
-		out=$(CURDIR)/$(OUTPUT)/vm/$$label; \
+		out=$(CURDIR)/$(OUTPUT)/$(VMRESULTS)/$$label; \
 		echo "vmcheck: $$label: $$bz -> $$out" >&2; \
 		$(VM_RUN) --kernel $$bz --label $$label --out $$out --disks $(VMDISKS) \
 			--timeout $(VMTIMEOUT) --slow $(VMSLOW) $(VM_DEBUG_OPTS) $(VMOPTS) -- '$(VMCMD)'; \
