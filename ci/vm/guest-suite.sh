@@ -9,16 +9,21 @@
 # 1. fsaio check --exclusive: the whole default suite (or the WORKLOADs
 #    named), on the ext4 scratch it makes on a loop device (results in
 #    JSON).
-# 2. The f2fs run: fsaio check --exclusive -- aio_osync_write -D on the
-#    f2fs scratch disk that ci/vm/vm-run.sh --disks ...,f2fs mounts in the
-#    guest ($FSAIO_SCRATCH_F2FS; results in fsaio-f2fs.json beside JSON).
-#    O_DSYNC libaio writes to a file system without FOP_BUFFER_WASYNC,
-#    whose ->write_iter() answers an IOCB_NOWAIT buffered write with
-#    -EINVAL (generic_write_checks()), not -EAGAIN or -EOPNOTSUPP as ext4
-#    does: every write must still complete with its bytes, made stable.
-#    A kernel without f2fs (none in /proc/filesystems) skips it with a
-#    "# f2fs:" note that leaves the verdict alone; a kernel with f2fs but
-#    no mounted f2fs scratch is an ERROR (the run was asked for).
+# 2. Runs on the other scratch file systems that ci/vm/vm-run.sh --disks
+#    mounts in the guest ($FSAIO_SCRATCH_<FS>), each fsaio check
+#    --exclusive with its results in fsaio-<fs>.json beside JSON:
+#    f2fs: aio_osync_write -D.  O_DSYNC libaio writes to a file system
+#      without FOP_BUFFER_WASYNC, whose ->write_iter() answers an
+#      IOCB_NOWAIT buffered write with -EINVAL (generic_write_checks()),
+#      not -EAGAIN or -EOPNOTSUPP as ext4 does: every write must still
+#      complete with its bytes, made stable.
+#    xfs: aio_write_order and aio_osync_write -D.  xfs takes IOCB_NOWAIT
+#      buffered writes (FOP_BUFFER_WASYNC), where a non-blocking copy can
+#      stop short at a folio it must read: the order, atomicity and
+#      visibility of O_DSYNC writes (issue 12, item 3) there too.
+#    A kernel without the file system skips its run with a "# FS:" note
+#    that leaves the verdict alone; a kernel with it but no mounted
+#    scratch is an ERROR (the run was asked for).
 #
 # stdout: the KTAP of each run, one after the other (tests/run-all.sh
 # counts the checks of both).  Exit status: the worse of the two, ERROR >
@@ -30,7 +35,6 @@ cd "$ROOT" || die "cannot cd to $ROOT"
 [[ ${1:-} == -h || ${1:-} == --help ]] && usage "$EXIT_PASS"
 JSON=${1:-${FSAIO_OUT:-.}/fsaio.json}
 shift $(($# > 0))
-F2FS_JSON=$(dirname "$JSON")/fsaio-f2fs.json
 
 # class RC: PASS, SKIP and ERROR stand for themselves (USAGE: no verdict,
 # an ERROR), anything else is a FAIL; worse A B: the worse of two.
@@ -53,15 +57,26 @@ worse() {
 ./fsaio check --exclusive --json "$JSON" "$@"
 rc=$?
 
-if [[ -n ${FSAIO_SCRATCH_F2FS:-} ]]; then
-	./fsaio check --exclusive --json "$F2FS_JSON" -- \
-		.output/workloads/aio_osync_write -D -d "$FSAIO_SCRATCH_F2FS"
-	rc=$(worse "$rc" $?)
-elif grep -qw f2fs /proc/filesystems 2>/dev/null; then
-	echo "# f2fs: ERROR: the kernel has f2fs but no f2fs scratch is mounted" \
-	     "(FSAIO_SCRATCH_F2FS unset: ci/vm/vm-run.sh --disks without f2fs, or the mount failed)"
-	rc=$(worse "$rc" "$EXIT_ERROR")
-else
-	echo "# f2fs: not run: this kernel has no f2fs (CONFIG_F2FS_FS)"
-fi
+# extra FS JSON_NAME WORKLOAD [ARGS...]: one more run on scratch FS
+extra() {
+	local fs=$1 name=$2 var dir
+	shift 2
+	var=FSAIO_SCRATCH_${fs^^}
+	dir=${!var:-}
+	if [[ -n $dir ]]; then
+		./fsaio check --exclusive --json "$(dirname "$JSON")/$name" -- \
+			".output/workloads/$1" "${@:2}" -d "$dir"
+		rc=$(worse "$rc" $?)
+	elif grep -qw "$fs" /proc/filesystems 2>/dev/null; then
+		echo "# $fs: ERROR: the kernel has $fs but no $fs scratch is mounted" \
+		     "($var unset: ci/vm/vm-run.sh --disks without $fs, or the mount failed)"
+		rc=$(worse "$rc" "$EXIT_ERROR")
+	else
+		echo "# $fs: $1 not run: this kernel has no $fs"
+	fi
+}
+
+extra f2fs fsaio-f2fs.json aio_osync_write -D
+extra xfs fsaio-xfs-order.json aio_write_order
+extra xfs fsaio-xfs.json aio_osync_write -D
 exit "$rc"
