@@ -131,6 +131,9 @@ enum fsaio_wait_site {
 	FSAIO_SITE_IO_OTHER = 5,	/* other io_schedule() users (dio, bio waits) */
 	FSAIO_SITE_OTHER = 6,		/* mutexes, rwsems, anything else */
 	FSAIO_SITE_BLOCK = 7,		/* block layer: request tags, rq_qos, throttling */
+	FSAIO_SITE_COPY = 8,		/* a buffered write's copy into the page cache
+					 * (write_begin reads, its journal handle, dirty
+					 * throttling): not its own I/O */
 	FSAIO_SITE__COUNT,
 };
 

@@ -15,7 +15,8 @@ const char *engine_name(enum fsaio_engine e)
 const char *wait_site_name(enum fsaio_wait_site s)
 {
 	static const char *const n[FSAIO_SITE__COUNT] = { "unknown", "folio_bit",
-		"wait_bit_action", "writeback", "journal", "io_other", "other", "block" };
+		"wait_bit_action", "writeback", "journal", "io_other", "other", "block",
+		"copy" };
 
 	return NAME_OF(n, s, FSAIO_SITE__COUNT);
 }

@@ -122,19 +122,70 @@ static enum fsaio_wait_site classify_frame(const char *name)
 	return FSAIO_SITE_OTHER;
 }
 
+/*
+ * A buffered write's own path before its sync step: the copy into the page
+ * cache and what it waits on (reading a partial folio in write_begin, a
+ * journal handle, dirty throttling), block preallocation and the timestamp
+ * and privilege updates ahead of it.  A sleep there is the write's copy,
+ * not a wait for its I/O or commit -- unless the stack also shows the sync
+ * step (generic_write_sync() -> vfs_fsync_range() and the ->fsync()s it
+ * calls), which is where an O_SYNC write waits for its own I/O.
+ */
+static const char *const write_path[] = {
+	"generic_perform_write", "iomap_file_buffered_write", "btrfs_buffered_write",
+	"ext4_buffered_write_iter", "f2fs_preallocate_blocks", "file_modified",
+	"kiocb_modified", "file_update_time", "inode_update_time",
+	"generic_update_time",
+};
+static const char *const write_path_prefix[] = {
+	"balance_dirty_pages", "file_remove_privs", "file_modified_flags",
+};
+static const char *const sync_step[] = {
+	"vfs_fsync_range", "vfs_fsync", "file_write_and_wait_range",
+	"filemap_write_and_wait_range", "ext4_sync_file", "xfs_file_fsync",
+	"f2fs_sync_file", "btrfs_sync_file", "blkdev_fsync", "generic_file_fsync",
+	"generic_buffers_fsync", "generic_buffers_fsync_noflush",
+};
+
+static bool in_list(const char *buf, const char *const *list, size_t n, bool prefix)
+{
+	for (size_t i = 0; i < n; i++)
+		if (prefix ? !strncmp(buf, list[i], strlen(list[i])) : !strcmp(buf, list[i]))
+			return true;
+	return false;
+}
+
+/* "<fs>_file_write_iter": the ->write_iter() of ext4, xfs, f2fs, btrfs... */
+static bool is_write_iter(const char *buf)
+{
+	static const char sfx[] = "_file_write_iter";
+	size_t n = strlen(buf), k = sizeof(sfx) - 1;
+
+	return n > k && !strcmp(buf + n - k, sfx);
+}
+
 enum fsaio_wait_site classify_wait_site(const char *const *names, int n)
 {
 	enum fsaio_wait_site best = FSAIO_SITE_UNKNOWN;
+	bool write = false, sync = false;
 	int i;
 
 	for (i = 0; names && i < n; i++) {
 		enum fsaio_wait_site s;
+		char buf[128];
 
 		if (!names[i] || !names[i][0])
 			continue;
 		s = classify_frame(names[i]);
 		if (rank(s) > rank(best))
 			best = s;
+		bare_name(names[i], buf, sizeof(buf));
+		write |= is_write_iter(buf) ||
+			 in_list(buf, write_path, sizeof(write_path) / sizeof(*write_path), false) ||
+			 in_list(buf, write_path_prefix,
+				 sizeof(write_path_prefix) / sizeof(*write_path_prefix), true);
+		sync |= in_list(buf, sync_step, sizeof(sync_step) / sizeof(*sync_step), false);
 	}
-	return best;
+	/* only waits that would otherwise count as FSAIO waits are moved */
+	return write && !sync && fsaio_site_is_fsaio_wait(best) ? FSAIO_SITE_COPY : best;
 }

@@ -1307,6 +1307,13 @@ FIXTURE_VARIANT_ADD(other_sleep, libaio_io_other) {
 	.detail = "7 other sleeps inside, 8.3 ms (io_other 7), not FSAIO waits",
 };
 
+/* an O_SYNC write's copy into the page cache stays in io_submit (as stock) */
+FIXTURE_VARIANT_ADD(other_sleep, libaio_write_copy) {
+	.ctx = FSAIO_CTX_SUBMIT_LIBAIO, .site = FSAIO_SITE_COPY,
+	.id = INV_NONBLOCKING_SUBMIT_LIBAIO,
+	.detail = "7 other sleeps inside, 8.3 ms (copy 7), not FSAIO waits",
+};
+
 TEST_F(other_sleep, counted_not_failed)
 {
 	const struct engine_stats *es;
@@ -1337,6 +1344,21 @@ TEST_F(other_sleep, counted_not_failed)
 	EXPECT_EQ(7 * 1186000, es->other_sleep_ns);
 	EXPECT_EQ(INV_MAX_STACKS, INV(c, variant->id)->nr_stacks);
 	EXPECT_EQ((unsigned)variant->site, INV(c, variant->id)->stacks[0].site);
+}
+
+/* io_uring's inline write runs with IOCB_NOWAIT: a sleep in its copy blocked */
+TEST_F(patched, io_uring_copy_sleep_fails)
+{
+	struct checker *c = self->c;
+
+	uring_submit(c, 7, UREQ);
+	ev_sleep(c, 7, FSAIO_CTX_SUBMIT_IO_URING, FSAIO_SITE_COPY, 1000000);
+	uring_submit_done(c, 7, 1);
+	uring_complete(c, 7, UREQ, 4096);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_NONBLOCKING_SUBMIT_IO_URING);
+	EXPECT_DETAIL(c, INV_NONBLOCKING_SUBMIT_IO_URING, "pid 7 (synth) slept in copy for 1.000 ms");
+	EXPECT_EQ(1, URING(c)->blocked_in_submit);
 }
 
 TEST_F(patched, io_uring_no_blocking_passes)

@@ -182,6 +182,92 @@ FIXTURE_VARIANT_ADD(stack, plain_io_schedule) {
 	.site = FSAIO_SITE_IO_OTHER,
 };
 
+/* measured on the host (6.18): a 6 KiB O_DSYNC aio write whose second page is
+ * partial and cold reads it in ext4_da_write_begin, inside the copy */
+FIXTURE_VARIANT_ADD(stack, ext4_write_begin_read_is_copy) {
+	.frames = {
+		"__schedule", "schedule", "io_schedule", "bit_wait_io", "__wait_on_bit",
+		"out_of_line_wait_on_bit", "ext4_block_write_begin", "ext4_da_write_begin",
+		"generic_perform_write", "ext4_buffered_write_iter", "aio_write",
+		"io_submit_one", "__x64_sys_io_submit",
+	},
+	.site = FSAIO_SITE_COPY,
+};
+
+/* not an FSAIO wait in the first place: left as it is */
+FIXTURE_VARIANT_ADD(stack, xfs_write_begin_read_stays_io_other) {
+	.frames = {
+		"__schedule", "schedule", "io_schedule", "submit_bio_wait",
+		"iomap_read_folio_sync", "__iomap_write_begin", "iomap_write_begin",
+		"iomap_write_iter", "iomap_file_buffered_write", "xfs_file_buffered_write",
+		"aio_write", "io_submit_one",
+	},
+	.site = FSAIO_SITE_IO_OTHER,
+};
+
+FIXTURE_VARIANT_ADD(stack, journal_handle_in_write_end_is_copy) {
+	.frames = {
+		"__schedule", "schedule", "wait_transaction_locked", "add_transaction_credits",
+		"start_this_handle", "jbd2__journal_start", "__ext4_journal_start_sb",
+		"ext4_da_do_write_end", "generic_perform_write", "ext4_buffered_write_iter",
+	},
+	.site = FSAIO_SITE_COPY,
+};
+
+FIXTURE_VARIANT_ADD(stack, time_update_journal_is_copy) {
+	.frames = {
+		"__schedule", "schedule", "wait_transaction_locked", "add_transaction_credits",
+		"start_this_handle", "jbd2__journal_start", "__ext4_journal_start_sb",
+		"ext4_dirty_inode", "__mark_inode_dirty", "generic_update_time",
+		"inode_update_time", "file_modified_flags", "file_modified",
+		"ext4_buffered_write_iter", "aio_write",
+	},
+	.site = FSAIO_SITE_COPY,
+};
+
+/* f2fs preallocates blocks in ->write_iter before the copy (measured, 6.12) */
+FIXTURE_VARIANT_ADD(stack, f2fs_preallocation_is_copy) {
+	.frames = {
+		"__schedule", "schedule", "io_schedule", "folio_wait_bit_common",
+		"__filemap_get_folio", "pagecache_get_page", "__get_node_page.part.0",
+		"f2fs_get_dnode_of_data", "f2fs_map_blocks", "f2fs_file_write_iter",
+		"aio_write", "io_submit_one.constprop.0",
+	},
+	.site = FSAIO_SITE_COPY,
+};
+
+/* measured on 6.12: the stack ends (16 frames) before file_modified */
+FIXTURE_VARIANT_ADD(stack, truncated_time_update_is_copy) {
+	.frames = {
+		"__schedule", "schedule", "io_schedule", "bit_wait_io", "__wait_on_bit",
+		"out_of_line_wait_on_bit", "do_get_write_access",
+		"jbd2_journal_get_write_access", "__ext4_journal_get_write_access",
+		"ext4_reserve_inode_write", "__ext4_mark_inode_dirty", "ext4_dirty_inode",
+		"__mark_inode_dirty", "generic_update_time",
+	},
+	.site = FSAIO_SITE_COPY,
+};
+
+/* the sync step after the copy (stock O_SYNC) stays a writeback wait */
+FIXTURE_VARIANT_ADD(stack, osync_sync_step_is_not_copy) {
+	.frames = {
+		"__schedule", "schedule", "io_schedule", "folio_wait_bit_common",
+		"folio_wait_writeback", "__filemap_fdatawait_range",
+		"file_write_and_wait_range", "xfs_file_fsync", "xfs_file_buffered_write",
+		"xfs_file_write_iter", "aio_write", "io_submit_one",
+	},
+	.site = FSAIO_SITE_WRITEBACK,
+};
+
+FIXTURE_VARIANT_ADD(stack, stock_journal_commit_in_write_is_journal) {
+	.frames = {
+		"__schedule", "schedule", "jbd2_log_wait_commit", "jbd2_complete_transaction",
+		"ext4_fsync_journal", "ext4_sync_file", "ext4_buffered_write_iter",
+		"ext4_file_write_iter", "aio_write", "io_submit_one",
+	},
+	.site = FSAIO_SITE_JOURNAL,
+};
+
 FIXTURE_VARIANT_ADD(stack, lock_wait_is_other) {
 	.frames = {
 		"__schedule", "schedule", "schedule_preempt_disabled",
