@@ -14,6 +14,12 @@
 #
 #   ci/mutants/mutants.sh [NAME...]  default: every ci/mutants/*.patch
 #
+# FLAVOR=debug runs the mutants on the debug flavour (KASAN, lockdep: a
+# use-after-free that reads stale but plausible memory is a KASAN report
+# there), its kernel tree and its VM options; results in
+# .output/vm/mut-NAME-debug/.  VMCMD in the environment narrows the suite
+# (ci/vm/vm.mk).
+#
 # Needs the patched kernel built (make kernels).  Builds take the CPU lock
 # of ci/kernel/build-kernel.sh.  The cached tree is the series again on
 # every exit path (its aio.c and friends are restored from a copy).
@@ -23,8 +29,8 @@
 cd "$ROOT" || die "cannot cd to $ROOT"
 [[ ${1:-} == -h || ${1:-} == --help ]] && usage "$EXIT_PASS"
 
-bz=$(ci/kernel/build-kernel.sh --patched --path 2>/dev/null) && [[ -f $bz ]] ||
-	die "no cached patched kernel: run make kernels"
+bz=$(ci/kernel/build-kernel.sh --patched ${FLAVOR:+--flavor "$FLAVOR"} --path 2>/dev/null) &&
+	[[ -f $bz ]] || die "no cached patched${FLAVOR:+ $FLAVOR} kernel: run make kernels${FLAVOR:+ FLAVOR=$FLAVOR}"
 K=${bz%/build/arch/x86/boot/bzImage}
 [[ -d $K/src && -d $K/build ]] || die "unexpected cache layout: $K"
 CPU_LOCK=${FSAIO_CPU_LOCK:-/var/cache/fsaio/cpu.lock}
@@ -83,15 +89,15 @@ for name in "${names[@]}"; do
 	cp "$K/build/arch/x86/boot/bzImage" "$WORK/bzImage-$name"
 	restore
 	msg "$name: running the suite"
-	make --no-print-directory vmcheck KERNEL="$WORK/bzImage-$name" VMLABEL="mut-$name" \
-		>"$WORK/$name.vm.log" 2>&1
-	out=.output/vm/mut-$name
+	make --no-print-directory vmcheck KERNEL="$WORK/bzImage-$name" VMLABEL="mut-$name${FLAVOR:+-$FLAVOR}" \
+		${FLAVOR:+FLAVOR="$FLAVOR"} >"$WORK/$name.vm.log" 2>&1
+	out=.output/vm/mut-$name${FLAVOR:+-$FLAVOR}
 	res=$(cat "$out/result" 2>/dev/null || echo "ERROR no result")
 	# and the crash-replay tier (make vmcrash): its failing tests as crash:NAME
 	msg "$name: running the crash-replay tier"
-	make --no-print-directory vmcrash KERNEL="$WORK/bzImage-$name" VMLABEL="mut-$name" \
-		>"$WORK/$name.crash.log" 2>&1
-	cout=.output/vm-crash/mut-$name
+	make --no-print-directory vmcrash KERNEL="$WORK/bzImage-$name" VMLABEL="mut-$name${FLAVOR:+-$FLAVOR}" \
+		${FLAVOR:+FLAVOR="$FLAVOR"} >"$WORK/$name.crash.log" 2>&1
+	cout=.output/vm-crash/mut-$name${FLAVOR:+-$FLAVOR}
 	by=$({ grep -E '^    not ok [0-9]+ ' "$out/stdout" 2>/dev/null | awk '{ print $4 }'
 	       grep -E '^not ok [0-9]+ ' "$cout/stdout" 2>/dev/null | awk '{ print "crash:" $4 }'; } |
 	     sort | uniq -c | awk '{ printf "%s%s x%d", sep, $2, $1; sep = ", " }')

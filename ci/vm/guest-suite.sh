@@ -54,6 +54,19 @@ worse() {
 	echo "$EXIT_PASS"
 }
 
+# What the suite's requests hold, before and after: fs.aio-nr and the aio
+# and io_uring slab objects (exact only with SLUB debugging, which the
+# default flavour boots with: /sys/kernel/slab/X/sanity_checks).
+SLABS="kioctx aio_kiocb io_kiocb"
+snapshot() {
+	local c
+	printf 'aio-nr %s' "$(cat /proc/sys/fs/aio-nr)"
+	for c in $SLABS; do
+		printf ' %s %s' "$c" "$(awk -v c="$c" '$1 == c { print $2 }' /proc/slabinfo 2>/dev/null)"
+	done
+}
+BEFORE=$(snapshot)
+
 ./fsaio check --exclusive --json "$JSON" "$@"
 rc=$?
 
@@ -79,4 +92,107 @@ extra() {
 extra f2fs fsaio-f2fs.json aio_osync_write -D
 extra xfs fsaio-xfs-order.json aio_write_order
 extra xfs fsaio-xfs.json aio_osync_write -D
+
+# Race amplification (issue 11): a memory-backed null_blk whose completions
+# come from a 5 us hrtimer (irqmode=2), so a read's completion races the
+# issuer arming its wait, under a fresh ext4: the many-submitters, ordering
+# and batch workloads once more (fsaio-nullb-<workload>.json).
+NULLB_WORKLOADS="aio_shared_folios aio_read_batch aio_write_order aio_osync_write"
+nullb_run() {
+	local cfg=/sys/kernel/config nb dev mnt=/tmp/scratch/nullb w
+	[[ -d $cfg/nullb ]] || mount -t configfs none $cfg 2>/dev/null
+	if [[ ! -d $cfg/nullb ]]; then
+		echo "# nullb: not run: this kernel has no null_blk configfs (CONFIG_BLK_DEV_NULL_BLK)"
+		return
+	fi
+	nb=$cfg/nullb/fsaio-race
+	if ! { mkdir "$nb" && echo 512 >"$nb/size" && echo 1 >"$nb/memory_backed" &&
+	       echo 2 >"$nb/irqmode" && echo 5000 >"$nb/completion_nsec" &&
+	       echo 1 >"$nb/power"; } 2>/dev/null; then
+		echo "# nullb: ERROR: could not configure a timer-completion null_blk at $nb"
+		rmdir "$nb" 2>/dev/null
+		rc=$(worse "$rc" "$EXIT_ERROR")
+		return
+	fi
+	# named after the configfs directory since 5.19, nullb<index> before
+	dev=/dev/${nb##*/}
+	[[ -b $dev ]] || dev=/dev/nullb$(cat "$nb/index")
+	mkdir -p "$mnt"
+	if mkfs.ext4 -q -F "$dev" && mount "$dev" "$mnt"; then
+		echo "# nullb: $dev (memory-backed, irqmode=2, completion_nsec=5000) ext4 on $mnt"
+		for w in $NULLB_WORKLOADS; do
+			./fsaio check --exclusive --json "$(dirname "$JSON")/fsaio-nullb-$w.json" -- \
+				".output/workloads/$w" -d "$mnt"
+			rc=$(worse "$rc" $?)
+		done
+		umount "$mnt"
+	else
+		echo "# nullb: ERROR: mkfs.ext4 or mount of $dev failed"
+		rc=$(worse "$rc" "$EXIT_ERROR")
+	fi
+	echo 0 >"$nb/power" 2>/dev/null
+	rmdir "$nb" "$mnt" 2>/dev/null
+}
+nullb_run
+
+# 3. After every run, as a KTAP document of its own (issue 11): fs.aio-nr
+#    and the slab objects back to what they were before the suite, and
+#    the aio_rw workqueue idle: no task with an aio worker function on its
+#    stack within 10 s (a stalled retry, or a worker stuck in a sync step).
+aio_rw_busy() {
+	grep -lE 'aio_rw_work|aio_write_sync|aio_read_async' /proc/[0-9]*/stack 2>/dev/null |
+		sed 's|/proc/\([0-9]*\)/stack|\1|' | tr '\n' ' '
+}
+suite_resources() {
+	local after busy i n=0 c exact=1 v0 v1 what
+	for i in $(seq 20); do
+		busy=$(aio_rw_busy)
+		[[ -z $busy ]] && break
+		sleep 0.5
+	done
+	after=$(snapshot)
+	echo "KTAP version 1"
+	echo "1..1"
+	echo "    KTAP version 1"
+	echo "    # Subtest: suite_resources"
+	echo "    1..3"
+	echo "    # before the suite: $BEFORE"
+	echo "    # after every run:  $after"
+	v0=$(set -- $BEFORE; echo "$2") v1=$(set -- $after; echo "$2")
+	if [[ $v0 == "$v1" ]]; then
+		echo "    ok 1 suite_aio_contexts"
+	else
+		echo "    # fs.aio-nr $v0 -> $v1: aio contexts (or their events) leaked by the suite"
+		echo "    not ok 1 suite_aio_contexts"; n=1
+	fi
+	for c in $SLABS; do
+		[[ $(cat /sys/kernel/slab/$c/sanity_checks 2>/dev/null) == 1 ]] || exact=0
+	done
+	if ((!exact)); then
+		echo "    ok 2 suite_slab_objects # SKIP slab counts inexact without SLUB debugging (slub_debug=F)"
+	else
+		what=$(awk -v a="$BEFORE" -v b="$after" 'BEGIN {
+			na = split(a, x, " "); split(b, y, " ")
+			for (i = 3; i < na; i += 2) if (x[i + 1] != y[i + 1])
+				printf "%s %s -> %s (%+d) ", x[i], x[i + 1], y[i + 1], y[i + 1] - x[i + 1] }')
+		if [[ -z $what ]]; then
+			echo "    ok 2 suite_slab_objects"
+		else
+			echo "    # slab objects not back to baseline: $what"
+			echo "    not ok 2 suite_slab_objects"; n=1
+		fi
+	fi
+	if [[ -z $busy ]]; then
+		echo "    ok 3 suite_aio_rw_idle"
+	else
+		echo "    # aio worker functions still on the stack of pid(s) $busy after 10 s:"
+		for i in $busy; do sed 's/^/    #   /' /proc/$i/stack 2>/dev/null | head -12; done
+		echo "    not ok 3 suite_aio_rw_idle"; n=1
+	fi
+	if ((n)); then echo "not ok 1 suite_resources"; return "$EXIT_FAIL"; fi
+	echo "ok 1 suite_resources"
+	return "$EXIT_PASS"
+}
+suite_resources
+rc=$(worse "$rc" $?)
 exit "$rc"
