@@ -130,6 +130,35 @@ static __always_inline void fsaio_aio_ids(struct aio_kiocb *a, __u64 *req,
 	}
 }
 
+/* ---- the patched kernel's per-request async state -------------------------
+ * fs/aio.c of the fsaio series: aio_kiocb->ki_async -> struct aio_rw_async,
+ * whose wpq.wait.entry is on a folio wait queue while the request is armed
+ * and is taken off (list_del_init) by the wake callback before the retry is
+ * queued.  Kernels without the series have no ki_async: false. */
+struct aio_rw_async___fsaio {
+	struct wait_page_queue wpq;
+} __attribute__((preserve_access_index));
+
+struct aio_kiocb___fsaio {
+	struct aio_rw_async___fsaio *ki_async;
+} __attribute__((preserve_access_index));
+
+static __always_inline bool fsaio_wait_entry_queued(__u64 req)
+{
+	struct aio_kiocb___fsaio *k = (void *)req;
+	struct aio_rw_async___fsaio *st;
+	void *next, *self;
+
+	if (!bpf_core_field_exists(k->ki_async))
+		return false;
+	st = BPF_CORE_READ(k, ki_async);
+	if (!st)
+		return false;
+	next = BPF_CORE_READ(st, wpq.wait.entry.next);
+	self = __builtin_preserve_access_index(&st->wpq.wait.entry);
+	return next && next != self;
+}
+
 /* ---- io_uring -----------------------------------------------------------
  * The kiocb of a read/write is the first member of the command area at
  * offset 0 of struct io_kiocb (io_kiocb_to_cmd(req, struct io_rw), and

@@ -1452,6 +1452,8 @@ int fsaio_tp_wake(struct bpf_raw_tracepoint_args *ctx)
 	r->site = fsaio_wait_site((__u32)ctx->args[2]);
 	r->arg0 = (__u32)ctx->args[2];
 	r->arg1 = (__u8)ctx->args[3];
+	if (fsaio_wait_entry_queued(ctx->args[0]))
+		r->flags |= FSAIO_F_STILL_QUEUED;
 	rec_submit(r);
 	return 0;
 }

@@ -177,6 +177,11 @@ enum fsaio_context {
 					 * an exiting task or the ring's exit work:
 					 * cancelled at ring teardown (process exit
 					 * or ring close), nobody will reap it */
+#define FSAIO_F_STILL_QUEUED	0x40	/* libaio WAKE (patched kernel): the
+					 * request's wait entry was still on a
+					 * wait queue when the retry was queued:
+					 * a wake that did not happen (a stale
+					 * WOKEN bit, a lost list_del_init) */
 
 struct fsaio_record {
 	__u16 version;		/* FSAIO_RECORD_VERSION */

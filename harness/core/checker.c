@@ -1117,6 +1117,10 @@ static void on_wake(struct checker *c, const struct fsaio_record *r)
 		fail_note(&c->retry, l, "woken twice");
 	else if (l->rstate != R_ARMED)
 		fail_note(&c->retry, l, "wake without an armed retry");
+	else if (r->flags & FSAIO_F_STILL_QUEUED)
+		/* the callback takes the entry off the queue before any wake */
+		fail_note(&c->retry, l, "retry queued while its wait entry was still "
+			  "on a wait queue (a wake that did not happen: stale WOKEN bit?)");
 	l->rstate = R_WOKEN;
 }
 

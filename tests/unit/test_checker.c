@@ -1204,6 +1204,50 @@ TEST_F(patched, resume_with_other_credentials_fails)
 	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 }
 
+/*
+ * The stale-WOKEN bug (ci/mutants/woken-kept-across-rearm): a re-armed
+ * request queues its retry at once, the deferred wake traced while the
+ * wait entry is still on the folio's wait queue (FSAIO_F_STILL_QUEUED,
+ * read in BPF from aio_kiocb->ki_async).  The same sequence without the
+ * flag is an early wake, which is fine.
+ */
+static void stale_woken_run(struct checker *c, bool still_queued)
+{
+	struct fsaio_record r;
+
+	aio_submit(c, 42, IOCB, 1, 0);
+	aio_submit_done(c, 42, 1, 1, 1);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
+	ev_resume(c, FSAIO_ENGINE_LIBAIO, 42, IOCB, 1);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);	/* in the worker */
+	r = synth_rec(FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	r.arg1 = 1;	/* deferred: queued by the issuer */
+	if (still_queued)
+		r.flags = FSAIO_F_STILL_QUEUED;
+	synth_feed(c, &r);
+	ev_resume(c, FSAIO_ENGINE_LIBAIO, 42, IOCB, 1);
+	aio_complete(c, IOCB, 8192);
+	aio_reap(c, 42, IOCB, 8192);
+}
+
+TEST_F(patched, wake_with_entry_still_queued_fails)
+{
+	stale_woken_run(self->c, true);
+	FINISH(self->c);
+	EXPECT_VERDICT(self->c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	EXPECT_DETAIL(self->c, INV_RETRY_LIFECYCLE, "retry queued while its wait entry was still "
+		      "on a wait queue");
+}
+
+TEST_F(patched, early_wake_with_entry_off_the_queue_passes)
+{
+	stale_woken_run(self->c, false);
+	FINISH(self->c);
+	EXPECT_VERDICT(self->c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
+	EXPECT_EQ(2, INV(self->c, INV_RETRY_LIFECYCLE)->observations);
+}
+
 /* ---------- trace --stacks ---------- */
 
 static struct checker_config cfg_stacks(void)
