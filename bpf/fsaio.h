@@ -19,8 +19,15 @@
 #define FSAIO_INLINE static inline __attribute__((always_inline))
 #endif
 
-#define FSAIO_RECORD_VERSION	3	/* 2: ring field, IO_DESTROY; 3: FSYNC (wants metadata), LINK_FAIL */
-#define FSAIO_STACK_DEPTH	16
+#define FSAIO_RECORD_VERSION	4	/* 2: ring field, IO_DESTROY; 3: FSYNC (wants metadata),
+					 * LINK_FAIL; 4: 24-frame stacks */
+/*
+ * Frames kept per sleep.  About six are plumbing (the BPF program, the
+ * tracepoint, __schedule, schedule, io_schedule); with 16, a journal wait
+ * inside a write's timestamp update on a KASAN kernel lost the frames that
+ * say it is the write's copy (waitsite.c), so 24.
+ */
+#define FSAIO_STACK_DEPTH	24
 #define FSAIO_COMM_LEN		16
 
 enum fsaio_engine {
