@@ -143,6 +143,7 @@
 #define SYNC_PUNTED	0x01	/* a libaio write handed to the worker (O_SYNC/O_DSYNC) */
 #define SYNC_FSYNCED	0x02	/* its worker ran the final fsync */
 #define SYNC_WEAK	0x04	/* ...but an O_SYNC write got fdatasync only */
+#define SYNC_LANDED	0x08	/* the hand-off said where the copy landed (land_*) */
 #define LC_ABANDONED	0x80	/* ended unreaped: context destroyed or process exited (with LC_DONE) */
 
 /* struct lc.cqe: why an io_uring request may end without a CQE */
@@ -166,6 +167,8 @@ struct lc {
 	uint64_t born;		/* st.records at SUBMIT: orders against PROC_EXIT/IO_DESTROY */
 	uint64_t ring;		/* aio_context_t / struct io_ring_ctx of the SUBMIT */
 	uint64_t user_data;	/* of the SUBMIT: names an overflowed io_uring CQE */
+	int64_t land_pos;	/* async sync write: where its copy landed ... */
+	uint64_t land_len;	/* ... and how much (the hand-off PUNT) */
 	uint32_t tgid;
 	uint32_t pid;		/* submitting thread */
 	int32_t batch;		/* libaio batch id */
@@ -1199,8 +1202,16 @@ static void on_punt(struct checker *c, const struct fsaio_record *r)
 	/* the patched kernel punts exactly the writes it makes durable in
 	 * the worker (O_SYNC/O_DSYNC) */
 	if (l->engine == FSAIO_ENGINE_LIBAIO &&
-	    (l->opcode == 1 /* IOCB_CMD_PWRITE */ || l->opcode == 8 /* PWRITEV */))
+	    (l->opcode == 1 /* IOCB_CMD_PWRITE */ || l->opcode == 8 /* PWRITEV */)) {
 		l->sync |= SYNC_PUNTED;
+		/* the submitter's hand-off (in_worker 0, ret 0): pos is where
+		 * the copy landed (an append: at i_size), arg1 its length */
+		if (!r->arg2 && !r->res && r->arg1) {
+			l->sync |= SYNC_LANDED;
+			l->land_pos = (int64_t)r->arg0;
+			l->land_len = r->arg1;
+		}
+	}
 }
 
 /* A link cancelled with its failed chain: its CQE may be skipped. */
@@ -1221,6 +1232,14 @@ static void on_fsync(struct checker *c, const struct fsaio_record *r)
 	if (!l || !(l->flags & LC_ACTIVE))
 		return;
 	lc_push(l, FSAIO_EV_FSYNC, r->res);
+	/* the range made stable must hold what the write put there */
+	if ((l->sync & SYNC_LANDED) &&
+	    ((int64_t)r->arg0 > l->land_pos ||
+	     (int64_t)r->arg1 < l->land_pos + (int64_t)l->land_len - 1))
+		fail_note(&c->durab, l, "the final fsync covered [%lld, %lld] but the write "
+			  "landed at [%lld, %lld]", (long long)(int64_t)r->arg0,
+			  (long long)(int64_t)r->arg1, (long long)l->land_pos,
+			  (long long)(l->land_pos + (int64_t)l->land_len - 1));
 	/* O_SYNC promises the metadata too: fdatasync does not commit it */
 	if (fsaio_fsync_wants_metadata(r) && fsaio_fsync_datasync(r))
 		l->sync |= SYNC_WEAK;

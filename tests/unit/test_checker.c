@@ -1102,6 +1102,8 @@ TEST_F(patched, io_uring_overflow_of_unknown_request_is_counted)
 FIXTURE_VARIANT(sync_write) {
 	bool fsync;			/* the worker's final fsync seen */
 	bool osync_datasync;		/* an O_SYNC write, synced with datasync=1 */
+	bool landed;			/* the hand-off says: 4096 bytes at 8192 */
+	int64_t fsync_start, fsync_end;	/* the fsync's range */
 	enum verdict verdict;
 	const char *detail;
 };
@@ -1134,6 +1136,20 @@ FIXTURE_VARIANT_ADD(sync_write, osync_fdatasync_only) {
 		  "its metadata was not committed",
 };
 
+/* an append (aio_offset 0) that landed at i_size 8192: the range made
+ * stable must be where it landed (ci/mutants/append-synced-at-aio-offset) */
+FIXTURE_VARIANT_ADD(sync_write, append_synced_where_it_landed) {
+	.fsync = true, .landed = true, .fsync_start = 8192, .fsync_end = 12287,
+	.verdict = VERDICT_PASS,
+	.detail = "1 async O_SYNC/O_DSYNC writes, each completed after its final fsync",
+};
+
+FIXTURE_VARIANT_ADD(sync_write, append_synced_at_aio_offset) {
+	.fsync = true, .landed = true, .fsync_start = 0, .fsync_end = 4095,
+	.verdict = VERDICT_FAIL,
+	.detail = "the final fsync covered [0, 4095] but the write landed at [8192, 12287]",
+};
+
 TEST_F(sync_write, durability)
 {
 	struct checker *c = self->c;
@@ -1144,12 +1160,23 @@ TEST_F(sync_write, durability)
 	r.res = 1;
 	r.ring = SYNTH_RING;
 	synth_feed(c, &r);
-	ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	r = synth_rec(FSAIO_EV_PUNT, FSAIO_ENGINE_LIBAIO, 42, IOCB);	/* the hand-off */
+	if (variant->landed) {
+		r.arg0 = 8192;
+		r.arg1 = 4096;
+	}
+	synth_feed(c, &r);
 	aio_submit_done(c, 42, 1, 1, 1);
 	ev_resume(c, FSAIO_ENGINE_LIBAIO, 42, IOCB, 1);
-	ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_LIBAIO, 42, IOCB);	/* in the worker */
+	r = synth_rec(FSAIO_EV_PUNT, FSAIO_ENGINE_LIBAIO, 42, IOCB);	/* in the worker */
+	r.arg0 = variant->fsync_start;
+	r.arg1 = 4096;
+	r.arg2 = 1;
+	synth_feed(c, &r);
 	if (variant->fsync) {
 		r = synth_rec(FSAIO_EV_FSYNC, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+		r.arg0 = variant->fsync_start;
+		r.arg1 = variant->fsync_end;
 		r.arg2 = 1;			/* O_SYNC */
 		r.res = variant->osync_datasync;
 		synth_feed(c, &r);
