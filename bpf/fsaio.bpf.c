@@ -961,7 +961,10 @@ static __always_inline void sleep_begin(void *ctx, bool preempt, __u32 prev_stat
 	s->ctx = sleep_context(task, s->sysnr);
 	s->engine = context_engine(s->ctx);
 	bpf_get_current_comm(s->comm, sizeof(s->comm));
-	n = bpf_get_stack(ctx, s->stack, sizeof(s->stack), 0);
+	/* bpf_trace_run*, __bpf_trace_sched_switch / __traceiter_*, __schedule:
+	 * at least three frames of glue before schedule() on every kernel */
+	n = bpf_get_stack(ctx, s->stack, sizeof(s->stack),
+			  FSAIO_STACK_SKIP & BPF_F_SKIP_FIELD_MASK);
 	s->nr_stack = n > 0 ? n / sizeof(__u64) : 0;
 	update_or_count(&sleeping, &s->pid, s, BPF_ANY);
 }

@@ -135,7 +135,10 @@ static const char *const write_path[] = {
 	"generic_perform_write", "iomap_file_buffered_write", "btrfs_buffered_write",
 	"ext4_buffered_write_iter", "f2fs_preallocate_blocks", "file_modified",
 	"kiocb_modified", "file_update_time", "inode_update_time",
-	"generic_update_time",
+	"generic_update_time", "ext4_dirty_inode", "xfs_vn_update_time",
+	/* ->write_begin/->write_end: the copy, whoever called them */
+	"ext4_da_write_begin", "ext4_write_begin", "ext4_da_write_end", "ext4_write_end",
+	"iomap_write_begin", "iomap_write_end", "f2fs_write_begin", "f2fs_write_end",
 };
 static const char *const write_path_prefix[] = {
 	"balance_dirty_pages", "file_remove_privs", "file_modified_flags",

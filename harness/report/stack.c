@@ -17,7 +17,7 @@ void report_set_symbolizer(report_symbolize_fn fn, void *ctx)
  * it waited on comes after the last of them. */
 static bool plumbing_frame(const char *name)
 {
-	static const char *const sched[] = { "__schedule", "schedule",
+	static const char *const sched[] = { "__schedule", "__sched_text_start", "schedule",
 		"schedule_timeout", "io_schedule", "io_schedule_timeout",
 		"schedule_preempt_disabled", "preempt_schedule_common" };
 	size_t i;
