@@ -248,6 +248,31 @@ FIXTURE_VARIANT_ADD(stack, truncated_time_update_is_copy) {
 	.site = FSAIO_SITE_COPY,
 };
 
+/* measured on the KASAN kernel (aio_eio): a failed write_begin truncates
+ * what it allocated; the frames above generic_perform_write were cut */
+FIXTURE_VARIANT_ADD(stack, write_begin_truncate_is_copy) {
+	.frames = {
+		"bit_wait_io", "__wait_on_bit", "out_of_line_wait_on_bit",
+		"do_get_write_access", "jbd2_journal_get_write_access",
+		"__ext4_journal_get_write_access", "ext4_reserve_inode_write",
+		"__ext4_mark_inode_dirty", "ext4_ext_truncate", "ext4_truncate",
+		"ext4_write_begin",
+	},
+	.site = FSAIO_SITE_COPY,
+};
+
+/* measured on the KASAN kernel: a journal handle waiting for a checkpoint
+ * (its flush) while the copy dirtied the inode */
+FIXTURE_VARIANT_ADD(stack, checkpoint_under_dirty_inode_is_copy) {
+	.frames = {
+		"__sched_text_start", "__wait_for_common", "submit_bio_wait",
+		"blkdev_issue_flush", "jbd2_cleanup_journal_tail", "jbd2_log_do_checkpoint",
+		"__jbd2_log_wait_for_space", "add_transaction_credits", "start_this_handle",
+		"jbd2__journal_start", "__ext4_journal_start_sb", "ext4_dirty_inode",
+	},
+	.site = FSAIO_SITE_COPY,
+};
+
 /* the sync step after the copy (stock O_SYNC) stays a writeback wait */
 FIXTURE_VARIANT_ADD(stack, osync_sync_step_is_not_copy) {
 	.frames = {
