@@ -108,6 +108,10 @@ for name in "${names[@]}"; do
 		table+=("$name|killed by $by"); killed=$((killed + 1))
 	elif [[ $res == FAIL* ]]; then
 		table+=("$name|killed: ${res#FAIL rc=* }"); killed=$((killed + 1))
+	elif [[ $res == ERROR*"guest kernel died: "* ]]; then
+		# a splat (KASAN, BUG, a WARN under panic_on_warn) ended the guest:
+		# the kernel itself named the bug
+		table+=("$name|killed by a splat: ${res#*guest kernel died: }"); killed=$((killed + 1))
 	elif [[ $res == ERROR* ]]; then
 		table+=("$name|ERROR: ${res#ERROR rc=* }"); errors=$((errors + 1))
 	elif equiv=$(sed -n 's/^Equivalent: //p' "$patch") && [[ -n $equiv ]]; then
