@@ -70,6 +70,15 @@ BEFORE=$(snapshot)
 ./fsaio check --exclusive --json "$JSON" "$@"
 rc=$?
 
+# check_in DIR JSON_NAME WORKLOAD [ARGS...]: one workload on DIR, traced
+check_in() {
+	local dir=$1 name=$2 w=$3
+	shift 3
+	./fsaio check --exclusive --json "$(dirname "$JSON")/$name" -- \
+		".output/workloads/$w" "$@" -d "$dir"
+	rc=$(worse "$rc" $?)
+}
+
 # extra FS JSON_NAME WORKLOAD [ARGS...]: one more run on scratch FS
 extra() {
 	local fs=$1 name=$2 var dir
@@ -77,9 +86,7 @@ extra() {
 	var=FSAIO_SCRATCH_${fs^^}
 	dir=${!var:-}
 	if [[ -n $dir ]]; then
-		./fsaio check --exclusive --json "$(dirname "$JSON")/$name" -- \
-			".output/workloads/$1" "${@:2}" -d "$dir"
-		rc=$(worse "$rc" $?)
+		check_in "$dir" "$name" "$@"
 	elif grep -qw "$fs" /proc/filesystems 2>/dev/null; then
 		echo "# $fs: ERROR: the kernel has $fs but no $fs scratch is mounted" \
 		     "($var unset: ci/vm/vm-run.sh --disks without $fs, or the mount failed)"
@@ -121,9 +128,7 @@ nullb_run() {
 	if mkfs.ext4 -q -F "$dev" && mount "$dev" "$mnt"; then
 		echo "# nullb: $dev (memory-backed, irqmode=2, completion_nsec=5000) ext4 on $mnt"
 		for w in $NULLB_WORKLOADS; do
-			./fsaio check --exclusive --json "$(dirname "$JSON")/fsaio-nullb-$w.json" -- \
-				".output/workloads/$w" -d "$mnt"
-			rc=$(worse "$rc" $?)
+			check_in "$mnt" "fsaio-nullb-$w.json" "$w"
 		done
 		umount "$mnt"
 	else

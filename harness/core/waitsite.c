@@ -106,20 +106,17 @@ static void bare_name(const char *name, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
-static enum fsaio_wait_site classify_frame(const char *name)
+#define N_OF(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* The first pattern a bare symbol matches, or NULL. */
+static const struct site_pattern *match(const char *bare, const struct site_pattern *p,
+					size_t n)
 {
-	char buf[128];
-	size_t i;
-
-	bare_name(name, buf, sizeof(buf));
-	for (i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
-		const struct site_pattern *p = &patterns[i];
-
-		if (p->prefix ? !strncmp(buf, p->name, strlen(p->name)) :
-				!strcmp(buf, p->name))
-			return p->site;
-	}
-	return FSAIO_SITE_OTHER;
+	for (size_t i = 0; i < n; i++)
+		if (p[i].prefix ? !strncmp(bare, p[i].name, strlen(p[i].name)) :
+				  !strcmp(bare, p[i].name))
+			return &p[i];
+	return NULL;
 }
 
 /*
@@ -129,42 +126,39 @@ static enum fsaio_wait_site classify_frame(const char *name)
  * and privilege updates ahead of it.  A sleep there is the write's copy,
  * not a wait for its I/O or commit -- unless the stack also shows the sync
  * step (generic_write_sync() -> vfs_fsync_range() and the ->fsync()s it
- * calls), which is where an O_SYNC write waits for its own I/O.
+ * calls), which is where an O_SYNC write waits for its own I/O.  (.site
+ * is not used in these two tables.)
  */
-static const char *const write_path[] = {
-	"generic_perform_write", "iomap_file_buffered_write", "btrfs_buffered_write",
-	"ext4_buffered_write_iter", "f2fs_preallocate_blocks", "file_modified",
-	"kiocb_modified", "file_update_time", "inode_update_time",
-	"generic_update_time", "ext4_dirty_inode", "xfs_vn_update_time",
+static const struct site_pattern write_path[] = {
+	{ "generic_perform_write", false }, { "iomap_file_buffered_write", false },
+	{ "btrfs_buffered_write", false }, { "ext4_buffered_write_iter", false },
+	{ "f2fs_preallocate_blocks", false }, { "file_modified", true }, /* + _flags */
+	{ "kiocb_modified", false }, { "file_update_time", false },
+	{ "inode_update_time", false }, { "generic_update_time", false },
+	{ "ext4_dirty_inode", false }, { "xfs_vn_update_time", false },
+	{ "balance_dirty_pages", true }, /* + _ratelimited */
+	{ "file_remove_privs", true }, /* + _flags */
 	/* ->write_begin/->write_end: the copy, whoever called them */
-	"ext4_da_write_begin", "ext4_write_begin", "ext4_da_write_end", "ext4_write_end",
-	"iomap_write_begin", "iomap_write_end", "f2fs_write_begin", "f2fs_write_end",
+	{ "ext4_da_write_begin", false }, { "ext4_write_begin", false },
+	{ "ext4_da_write_end", false }, { "ext4_write_end", false },
+	{ "iomap_write_begin", false }, { "iomap_write_end", false },
+	{ "f2fs_write_begin", false }, { "f2fs_write_end", false },
 };
-static const char *const write_path_prefix[] = {
-	"balance_dirty_pages", "file_remove_privs", "file_modified_flags",
+static const struct site_pattern sync_step[] = {
+	{ "vfs_fsync_range", false }, { "vfs_fsync", false },
+	{ "file_write_and_wait_range", false }, { "filemap_write_and_wait_range", false },
+	{ "ext4_sync_file", false }, { "xfs_file_fsync", false }, { "f2fs_sync_file", false },
+	{ "btrfs_sync_file", false }, { "blkdev_fsync", false }, { "generic_file_fsync", false },
+	{ "generic_buffers_fsync", true }, /* + _noflush */
 };
-static const char *const sync_step[] = {
-	"vfs_fsync_range", "vfs_fsync", "file_write_and_wait_range",
-	"filemap_write_and_wait_range", "ext4_sync_file", "xfs_file_fsync",
-	"f2fs_sync_file", "btrfs_sync_file", "blkdev_fsync", "generic_file_fsync",
-	"generic_buffers_fsync", "generic_buffers_fsync_noflush",
-};
-
-static bool in_list(const char *buf, const char *const *list, size_t n, bool prefix)
-{
-	for (size_t i = 0; i < n; i++)
-		if (prefix ? !strncmp(buf, list[i], strlen(list[i])) : !strcmp(buf, list[i]))
-			return true;
-	return false;
-}
 
 /* "<fs>_file_write_iter": the ->write_iter() of ext4, xfs, f2fs, btrfs... */
-static bool is_write_iter(const char *buf)
+static bool is_write_iter(const char *bare)
 {
 	static const char sfx[] = "_file_write_iter";
-	size_t n = strlen(buf), k = sizeof(sfx) - 1;
+	size_t n = strlen(bare), k = sizeof(sfx) - 1;
 
-	return n > k && !strcmp(buf + n - k, sfx);
+	return n > k && !strcmp(bare + n - k, sfx);
 }
 
 enum fsaio_wait_site classify_wait_site(const char *const *names, int n)
@@ -174,20 +168,19 @@ enum fsaio_wait_site classify_wait_site(const char *const *names, int n)
 	int i;
 
 	for (i = 0; names && i < n; i++) {
+		const struct site_pattern *p;
 		enum fsaio_wait_site s;
-		char buf[128];
+		char bare[128];
 
 		if (!names[i] || !names[i][0])
 			continue;
-		s = classify_frame(names[i]);
+		bare_name(names[i], bare, sizeof(bare));
+		p = match(bare, patterns, N_OF(patterns));
+		s = p ? p->site : FSAIO_SITE_OTHER;
 		if (rank(s) > rank(best))
 			best = s;
-		bare_name(names[i], buf, sizeof(buf));
-		write |= is_write_iter(buf) ||
-			 in_list(buf, write_path, sizeof(write_path) / sizeof(*write_path), false) ||
-			 in_list(buf, write_path_prefix,
-				 sizeof(write_path_prefix) / sizeof(*write_path_prefix), true);
-		sync |= in_list(buf, sync_step, sizeof(sync_step) / sizeof(*sync_step), false);
+		write |= is_write_iter(bare) || match(bare, write_path, N_OF(write_path));
+		sync |= match(bare, sync_step, N_OF(sync_step)) != NULL;
 	}
 	/* only waits that would otherwise count as FSAIO waits are moved */
 	return write && !sync && fsaio_site_is_fsaio_wait(best) ? FSAIO_SITE_COPY : best;
