@@ -12,8 +12,6 @@
  * elsewhere a "# note:" says so and the reads go out request-sized
  * (POSIX_FADV_RANDOM).
  */
-#include <sys/sysmacros.h>
-
 #include "lib/wl.h"
 
 #define NR64		16
@@ -27,47 +25,6 @@
 static const char help[] =
 	"36 cold multi-folio reads (64k, 3-iovec 64k+300, 1m), readahead off, then cached.\n"
 	"  (-n and -s are ignored: the file is 36 MiB + 12345 bytes)\n";
-
-static char ra_path[128], ra_old[32];
-
-static void ra_restore(void)
-{
-	int fd;
-
-	if (!ra_path[0] || (fd = open(ra_path, O_WRONLY)) < 0)
-		return;
-	if (write(fd, ra_old, strlen(ra_old)) < 0)
-		perror(ra_path);
-	close(fd);
-}
-
-/* read_ahead_kb=0 for the loop device holding dir; 0 if done. */
-static int ra_off(const char *dir)
-{
-	struct stat sb;
-	ssize_t n;
-	int fd;
-
-	if (stat(dir, &sb) || major(sb.st_dev) != 7)
-		return -1;
-	snprintf(ra_path, sizeof(ra_path), "/sys/dev/block/%u:%u/queue/read_ahead_kb",
-		 major(sb.st_dev), minor(sb.st_dev));
-	fd = open(ra_path, O_RDWR);
-	if (fd < 0)
-		goto fail;
-	n = read(fd, ra_old, sizeof(ra_old) - 1);
-	if (n <= 0 || pwrite(fd, "0", 1, 0) != 1) {
-		close(fd);
-		goto fail;
-	}
-	ra_old[n] = '\0';
-	close(fd);
-	atexit(ra_restore);
-	return 0;
-fail:
-	ra_path[0] = '\0';
-	return -1;
-}
 
 int main(int argc, char **argv)
 {
@@ -106,7 +63,7 @@ int main(int argc, char **argv)
 			q->buf = buf;
 		}
 	}
-	if (ra_off(o.dir))
+	if (wl_readahead_off(o.dir))
 		printf("# note: readahead left on (not a loop device, or not writable)\n");
 	fd = wl_reads_file(&o, &c);	/* opened after read_ahead_kb=0 */
 	wl_aio_reads(&c, fd, &st);

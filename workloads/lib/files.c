@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* libwl: test files (created cold, removed at exit) and buffers. */
+#include <sys/sysmacros.h>
+
 #include "wl.h"
 
 int wl_pwrite_all(int fd, const void *buf, size_t len, off_t off)
@@ -101,4 +103,44 @@ void *wl_alloc(size_t len)
 		wl_die("posix_memalign", ENOMEM);
 	memset(p, 0xa5, len);	/* not zero: a missed copy must not pass a hole */
 	return p;
+}
+
+static char ra_path[128], ra_old[32];
+
+static void ra_restore(void)
+{
+	int fd;
+
+	if (!ra_path[0] || (fd = open(ra_path, O_WRONLY)) < 0)
+		return;
+	if (write(fd, ra_old, strlen(ra_old)) < 0)
+		perror(ra_path);
+	close(fd);
+}
+
+int wl_readahead_off(const char *dir)
+{
+	struct stat sb;
+	ssize_t n;
+	int fd;
+
+	if (stat(dir, &sb) || major(sb.st_dev) != 7)
+		return -1;
+	snprintf(ra_path, sizeof(ra_path), "/sys/dev/block/%u:%u/queue/read_ahead_kb",
+		 major(sb.st_dev), minor(sb.st_dev));
+	fd = open(ra_path, O_RDWR);
+	if (fd < 0)
+		goto fail;
+	n = read(fd, ra_old, sizeof(ra_old) - 1);
+	if (n <= 0 || pwrite(fd, "0", 1, 0) != 1) {
+		close(fd);
+		goto fail;
+	}
+	ra_old[n] = '\0';
+	close(fd);
+	atexit(ra_restore);
+	return 0;
+fail:
+	ra_path[0] = '\0';
+	return -1;
 }

@@ -169,6 +169,14 @@ void wl_create(struct wl_file *f, const char *dir, const char *name);
  * on its own pages only (what the harness counts sleeps against). */
 int wl_open_cold(const struct wl_file *f, int flags);
 
+/*
+ * read_ahead_kb=0 on the loop device holding dir (the harness's scratch
+ * fs), restored at exit: each round trip of a buffered read then reads
+ * one folio, issued by whoever runs that round trip.  0 if done, -1 if
+ * dir is not on a loop device or the knob is not writable.
+ */
+int wl_readahead_off(const char *dir);
+
 /* Page-aligned, filled with 0xa5 (not zero: a missed copy must not pass a
  * hole); dies on ENOMEM. */
 void *wl_alloc(size_t len);
