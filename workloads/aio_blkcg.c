@@ -7,7 +7,7 @@
  * The process moves itself into a new cgroup (cgroup v2, io controller)
  * with io.max "MAJ:MIN rbps=RATE" on the whole disk holding DIR, then
  * submits COUNT (8) cold 1 MiB reads of one file in one io_submit, with
- * readahead off on the scratch loop device (wl_readahead_off): every
+ * readahead off on the test device (wl_readahead_off): every
  * folio is read by the round trip that needs it, so on a kernel that
  * continues reads in a worker nearly all of the device reads are issued
  * by the worker.  Checks:
@@ -256,10 +256,9 @@ int main(int argc, char **argv)
 	disk_of(o.dir, &maj, &min);
 
 	c.f.size = (uint64_t)o.count * RLEN;
-	wl_reads_init(&c, o.count, RLEN);
 	wl_strided_reads(&c, o.count, RLEN, RLEN);
 	if (wl_readahead_off(o.dir))
-		printf("# note: readahead left on (not a loop device): fewer round trips\n");
+		printf("# note: readahead left on (not a test device): fewer round trips\n");
 	/* made and opened (after readahead off) outside the limited cgroup */
 	fd = wl_reads_file(&o, &c);
 	dying0 = home_dying();

@@ -8,7 +8,7 @@
  * With read_ahead_kb=0 each round trip reads one folio, so an async read
  * is re-armed many times and must keep its partial progress (the 64 KiB
  * reads: 16 retries each).  Readahead is switched off only when the file
- * is on a loop device (the harness's scratch fs) and restored at exit;
+ * is on a test device (loop or null_blk, wl_readahead_off) and restored at exit;
  * elsewhere a "# note:" says so and the reads go out request-sized
  * (POSIX_FADV_RANDOM).
  */
@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (wl_readahead_off(o.dir))
-		printf("# note: readahead left on (not a loop device, or not writable)\n");
+		printf("# note: readahead left on (not a test device, or not writable)\n");
 	fd = wl_reads_file(&o, &c);	/* opened after read_ahead_kb=0 */
 	wl_aio_reads(&c, fd, &st);
 

@@ -103,8 +103,10 @@ extra xfs fsaio-xfs.json aio_osync_write -D
 # Race amplification (issue 11): a memory-backed null_blk whose completions
 # come from a 5 us hrtimer (irqmode=2), so a read's completion races the
 # issuer arming its wait, under a fresh ext4: the many-submitters, ordering
-# and batch workloads once more (fsaio-nullb-<workload>.json).
-NULLB_WORKLOADS="aio_shared_folios aio_read_batch aio_write_order aio_osync_write"
+# and batch workloads once more, and reads whose folios are invalidated
+# between wake and copy (fsaio-nullb-<workload>.json).
+NULLB_WORKLOADS="aio_shared_folios aio_read_batch aio_write_order aio_osync_write
+	aio_read_invalidate"
 nullb_run() {
 	local cfg=/sys/kernel/config nb dev mnt=/tmp/scratch/nullb w
 	[[ -d $cfg/nullb ]] || mount -t configfs none $cfg 2>/dev/null

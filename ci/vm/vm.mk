@@ -67,7 +67,7 @@ VM_SUFFIX	:= $(if $(FLAVOR),-$(FLAVOR))
 VM_DEBUG_OPTS	:= $(if $(filter debug,$(FLAVOR)),--mem 3G --cpus 3 --append 'nowatchdog acpi=off \
 		   rcupdate.rcu_cpu_stall_timeout=300 kmemleak=off slub_debug=-')
 
-.PHONY: kernels kernel-stock kernel-patched vmcheck vmshell vmconfig-check
+.PHONY: kernels kernel-stock kernel-patched vmcheck vmshell vmconfig-check bisect-check
 
 kernels: kernel-stock $(if $(VM_HAVE_SERIES),kernel-patched)
 
@@ -78,6 +78,11 @@ kernel-stock:
 kernel-patched:
 	ci/install-deps.sh --vm
 	$(BUILD_KERNEL) --patched $(VM_BK_ARGS)
+
+# Every prefix of the series compiles (its .c files' objects, -Werror), in a
+# copy of the patched kernel's O= tree: ci/kernel/bisect-build.sh.
+bisect-check: kernel-patched
+	ci/kernel/bisect-build.sh
 
 # vm_kernel stock|patched|PATH: print the bzImage path (building unless NOBUILD).
 define vm_kernel_sh

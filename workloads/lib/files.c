@@ -123,11 +123,18 @@ int wl_readahead_off(const char *dir)
 	struct stat sb;
 	ssize_t n;
 	int fd;
+	char dev[64], real[PATH_MAX], *name;
 
-	if (stat(dir, &sb) || major(sb.st_dev) != 7)
+	if (stat(dir, &sb))
 		return -1;
-	snprintf(ra_path, sizeof(ra_path), "/sys/dev/block/%u:%u/queue/read_ahead_kb",
-		 major(sb.st_dev), minor(sb.st_dev));
+	/* only the test devices: loop, null_blk (nullbN, or named fsaio-*) */
+	snprintf(dev, sizeof(dev), "/sys/dev/block/%u:%u", major(sb.st_dev), minor(sb.st_dev));
+	if (!realpath(dev, real))
+		return -1;
+	name = strrchr(real, '/') + 1;
+	if (strncmp(name, "loop", 4) && strncmp(name, "nullb", 5) && strncmp(name, "fsaio-", 6))
+		return -1;
+	snprintf(ra_path, sizeof(ra_path), "%s/queue/read_ahead_kb", dev);
 	fd = open(ra_path, O_RDWR);
 	if (fd < 0)
 		goto fail;

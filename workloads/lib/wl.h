@@ -170,10 +170,11 @@ void wl_create(struct wl_file *f, const char *dir, const char *name);
 int wl_open_cold(const struct wl_file *f, int flags);
 
 /*
- * read_ahead_kb=0 on the loop device holding dir (the harness's scratch
- * fs), restored at exit: each round trip of a buffered read then reads
- * one folio, issued by whoever runs that round trip.  0 if done, -1 if
- * dir is not on a loop device or the knob is not writable.
+ * read_ahead_kb=0 on the test device holding dir (a loop device, the
+ * harness's scratch fs, or a null_blk), restored at exit: each round trip
+ * of a buffered read then reads one folio, issued by whoever runs that
+ * round trip.  0 if done, -1 if dir is on another device or the knob is
+ * not writable.
  */
 int wl_readahead_off(const char *dir);
 
