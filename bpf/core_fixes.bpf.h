@@ -159,6 +159,28 @@ static __always_inline bool fsaio_wait_entry_queued(__u64 req)
 	return next && next != self;
 }
 
+/* ---- S_SYNC inodes ------------------------------------------------------
+ * IS_SYNC(inode) of include/linux/fs.h: the inode's S_SYNC (chattr +S) or
+ * its super block's SB_SYNCHRONOUS (-o sync).  ->write_iter() syncs every
+ * write to such an inode, so an aio write to it stays synchronous. */
+#define FSAIO_S_SYNC		(1u << 0)
+#define FSAIO_SB_SYNCHRONOUS	(1ul << 4)
+#define FSAIO_IOCB_CMD_PWRITE	1
+#define FSAIO_IOCB_CMD_PWRITEV	8
+
+static __always_inline __u32 fsaio_write_to_sync_inode(__u64 req, __u32 opcode)
+{
+	struct inode *inode;
+
+	if (opcode != FSAIO_IOCB_CMD_PWRITE && opcode != FSAIO_IOCB_CMD_PWRITEV)
+		return 0;
+	inode = BPF_CORE_READ((struct aio_kiocb *)req, ki_filp, f_inode);
+	if (!inode)
+		return 0;
+	return (BPF_CORE_READ(inode, i_flags) & FSAIO_S_SYNC) ||
+	       (BPF_CORE_READ(inode, i_sb, s_flags) & FSAIO_SB_SYNCHRONOUS);
+}
+
 /* ---- io_uring -----------------------------------------------------------
  * The kiocb of a read/write is the first member of the command area at
  * offset 0 of struct io_kiocb (io_kiocb_to_cmd(req, struct io_rw), and

@@ -103,7 +103,9 @@ struct sys_state {
 				 * io_destroy: the aio_context_t */
 	__u64 nr;		/* io_submit nr / io_uring_enter to_submit */
 	__u32 batch;		/* io_submit calls so far (the batch id) */
-	__u32 pad;
+	__u32 sync_write;	/* io_submit is issuing a write to an S_SYNC
+				 * inode (fsaio_submit): its sleeps are the
+				 * synchronous write's, by design */
 };
 
 struct {
@@ -122,7 +124,8 @@ struct sleep_state {
 	__u32 nr_stack;
 	__u8 ctx;
 	__u8 engine;
-	__u16 pad;
+	__u8 flags;		/* FSAIO_F_SYNC_INODE */
+	__u8 pad;
 	__u64 stack[FSAIO_STACK_DEPTH];
 	char comm[FSAIO_COMM_LEN];
 };
@@ -483,9 +486,13 @@ static __always_inline int handle_io_submit_enter(struct trace_event_raw_sys_ent
 
 static __always_inline int handle_io_submit_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	struct sys_state *s;
-	struct fsaio_record *r = sys_exit_record(ctx, FSAIO_EV_SUBMIT_DONE, &s);
+	__u32 tid = current_tid();
+	struct sys_state *s = bpf_map_lookup_elem(&sys_states, &tid);
+	struct fsaio_record *r;
 
+	if (s)
+		s->sync_write = 0;
+	r = sys_exit_record(ctx, FSAIO_EV_SUBMIT_DONE, &s);
 	if (!r)
 		return 0;
 	r->arg0 = s->nr;
@@ -925,6 +932,7 @@ static __always_inline void sleep_end(__u32 pid)
 		r->tgid = s->tgid;
 		__builtin_memcpy(r->comm, s->comm, sizeof(r->comm));
 		r->ctx = s->ctx;
+		r->flags |= s->flags;
 		r->site = FSAIO_SITE_UNKNOWN;	/* classified in user space */
 		r->arg0 = r->ts_ns - s->ts;
 		r->arg1 = (__u64)s->sysnr;
@@ -960,6 +968,13 @@ static __always_inline void sleep_begin(void *ctx, bool preempt, __u32 prev_stat
 	s->sysnr = fsaio_task_syscall_nr(task);
 	s->ctx = sleep_context(task, s->sysnr);
 	s->engine = context_engine(s->ctx);
+	s->flags = 0;
+	if (s->ctx == FSAIO_CTX_SUBMIT_LIBAIO) {
+		struct sys_state *sys = bpf_map_lookup_elem(&sys_states, &s->pid);
+
+		if (sys && sys->sync_write)
+			s->flags = FSAIO_F_SYNC_INODE;
+	}
 	bpf_get_current_comm(s->comm, sizeof(s->comm));
 	/* bpf_trace_run*, __bpf_trace_sched_switch / __traceiter_*, __schedule:
 	 * at least three frames of glue before schedule() on every kernel */
@@ -1286,6 +1301,8 @@ struct aio_req_info {
 	/* the submitter's identity at submit: the worker must act as it */
 	__u32 fsuid, fsgid;
 	__u64 cap_effective;
+	__u32 sync_inode;	/* a write to an S_SYNC inode */
+	__u32 pad;
 };
 
 struct task_ident {
@@ -1360,6 +1377,8 @@ fsaio_req_reserve(__u16 type, __u64 req, struct aio_req_info **infop)
 	r->req = info->iocb;
 	r->user_data = info->data;
 	r->tgid = info->tgid;
+	if (info->sync_inode)
+		r->flags |= FSAIO_F_SYNC_INODE;
 	if (infop)
 		*infop = info;
 	return r;
@@ -1371,6 +1390,7 @@ int fsaio_tp_submit(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 req = ctx->args[0], id;
 	struct aio_req_info info = {};
+	struct sys_state *sys;
 
 	if (!req)
 		return 0;
@@ -1396,6 +1416,11 @@ int fsaio_tp_submit(struct bpf_raw_tracepoint_args *ctx)
 		info.fsgid = who.fsgid;
 		info.cap_effective = who.cap_effective;
 	}
+	/* the sleeps until the next fsaio_submit are this request's */
+	info.sync_inode = fsaio_write_to_sync_inode(req, (__u32)ctx->args[3]);
+	sys = bpf_map_lookup_elem(&sys_states, &info.pid);
+	if (sys)
+		sys->sync_write = info.sync_inode;
 	update_or_count(&aio_reqs, &req, &info, BPF_ANY);
 	return 0;
 }

@@ -193,6 +193,12 @@ enum fsaio_context {
 					 * wait queue when the retry was queued:
 					 * a wake that did not happen (a stale
 					 * WOKEN bit, a lost list_del_init) */
+#define FSAIO_F_SYNC_INODE	0x80	/* libaio write to an S_SYNC inode
+					 * (chattr +S, a -o sync mount), which
+					 * stays synchronous by design: a SLEEP
+					 * inside io_submit while it is issued,
+					 * and every patched-kernel event of it
+					 * (a RETRY or PUNT means it went async) */
 
 struct fsaio_record {
 	__u16 version;		/* FSAIO_RECORD_VERSION */

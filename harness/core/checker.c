@@ -1094,6 +1094,17 @@ static struct engine_stats *retry_stats(struct checker *c, const struct lc *l,
 	return &c->st.engine[l ? l->engine : r->engine];
 }
 
+/* Writes to an S_SYNC inode (chattr +S, -o sync) stay synchronous: the
+ * copy's own ->write_iter() syncs them in io_submit(). */
+static void sync_inode_went_async(struct checker *c, struct lc *l,
+				  const struct fsaio_record *r)
+{
+	if (l && (r->flags & FSAIO_F_SYNC_INODE))
+		fail_note(&c->retry, l, "a write to an S_SYNC inode (chattr +S, -o sync) "
+			  "was made asynchronous (%s): it must stay synchronous",
+			  event_type_name(r->type));
+}
+
 static void on_retry(struct checker *c, const struct fsaio_record *r)
 {
 	struct lc *seen, *l = retry_target(c, r, &seen);
@@ -1101,6 +1112,7 @@ static void on_retry(struct checker *c, const struct fsaio_record *r)
 	retry_stats(c, seen, r)->retries++;
 	if (!l)
 		return;
+	sync_inode_went_async(c, l, r);
 	if (l->rstate == R_ARMED)
 		fail_note(&c->retry, l, "retry while already armed (no wake)");
 	else if (l->rstate == R_WOKEN)
@@ -1196,6 +1208,7 @@ static void on_punt(struct checker *c, const struct fsaio_record *r)
 	retry_stats(c, seen, r)->punts++;
 	if (!l)
 		return;
+	sync_inode_went_async(c, l, r);
 	/* A blocking worker takes over: whatever was armed is moot. */
 	l->rstate = R_IDLE;
 	l->flags |= LC_PUNTED;
@@ -1360,8 +1373,14 @@ uint64_t checker_stacks_untracked(const struct checker *c)
  * sleeps are other sleeps.  io_uring's inline attempt runs with
  * IOCB_NOWAIT, so for io_uring a sleep in the copy is a blocked submit.
  */
-static bool blocks_submit(unsigned site, enum fsaio_engine e)
+static bool blocks_submit(const struct fsaio_record *r, enum fsaio_engine e)
 {
+	unsigned site = r->site;
+
+	/* a write to an S_SYNC inode is synchronous by design (its own
+	 * RETRY or PUNT is the failure, on_retry/on_punt) */
+	if (e == FSAIO_ENGINE_LIBAIO && (r->flags & FSAIO_F_SYNC_INODE))
+		return false;
 	if (site == FSAIO_SITE_COPY)
 		return e == FSAIO_ENGINE_IO_URING;
 	return fsaio_site_is_fsaio_wait(site);
@@ -1388,7 +1407,9 @@ static void on_sleep(struct checker *c, const struct fsaio_record *r)
 		e = FSAIO_ENGINE_IO_URING;
 	else
 		return;
-	if (!blocks_submit(r->site, e)) {
+	if (!blocks_submit(r, e)) {
+		if (r->flags & FSAIO_F_SYNC_INODE)
+			c->st.engine[e].sync_inode_sleeps++;
 		c->st.engine[e].other_sleeps_in_submit++;
 		c->st.engine[e].other_sleep_ns += ns;
 		sleep_note(&c->other[e], r);
@@ -1690,7 +1711,8 @@ static void finish_retry(struct checker *c)
 }
 
 /* "; 2 other sleeps inside (block 2), not FSAIO waits: first: ..." */
-static size_t other_sleeps(const struct sleep_sum *o, char *d, size_t len)
+static size_t other_sleeps(const struct sleep_sum *o, uint64_t sync_inode,
+			   char *d, size_t len)
 {
 	size_t n = 0;
 	const char *sep = " (";
@@ -1707,6 +1729,9 @@ static size_t other_sleeps(const struct sleep_sum *o, char *d, size_t len)
 			      o->by_site[site]);
 		sep = ", ";
 	}
+	if (n < len && sync_inode)
+		n += snprintf(d + n, len - n, "; %" PRIu64 " issuing writes to S_SYNC "
+			      "inodes, synchronous by design", sync_inode);
 	if (n < len)
 		n += snprintf(d + n, len - n, "), not FSAIO waits; first: %s", o->first);
 	return n;
@@ -1737,7 +1762,7 @@ static void finish_nonblocking(struct checker *c, enum invariant_id id,
 		set_result(ir, VERDICT_SKIP, 0, "no %s requests", engine_name(e));
 		return;
 	}
-	other_sleeps(o, others, sizeof(others));
+	other_sleeps(o, es->sync_inode_sleeps, others, sizeof(others));
 	if (!s->count) {
 		set_result(ir, VERDICT_PASS, es->submitted,
 			   "%" PRIu64 " requests in %" PRIu64 " %s calls, no FSAIO wait "

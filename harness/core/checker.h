@@ -66,6 +66,8 @@ struct wait_cell {
 	X(other_sleeps_in_submit, "other D-state sleeps inside the submit "	\
 				  "syscall: block layer, io_other, locks")	\
 	X(other_sleep_ns, "their total duration")			\
+	X(sync_inode_sleeps, "libaio: of those, sleeps issuing a write to an " \
+			     "S_SYNC inode (synchronous by design)")	\
 	X(retries, "armed retries (RETRY)")				\
 	X(wakes, "wake callbacks (WAKE)")				\
 	X(resumes, "resumptions (RESUME)")				\

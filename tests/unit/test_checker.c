@@ -1275,6 +1275,64 @@ TEST_F(patched, early_wake_with_entry_off_the_queue_passes)
 	EXPECT_EQ(2, INV(self->c, INV_RETRY_LIFECYCLE)->observations);
 }
 
+/*
+ * Writes to an S_SYNC inode (chattr +S, -o sync) stay synchronous: their
+ * sleeps inside io_submit (FSAIO_F_SYNC_INODE, set in BPF from the inode at
+ * fsaio_submit) are the synchronous write's, not a blocked submit; the
+ * same write handed to a worker (a PUNT carrying the flag) is the bug.
+ */
+static void sync_inode_write(struct checker *c, bool went_async)
+{
+	struct fsaio_record r;
+
+	aio_submit(c, 42, IOCB, 1, 0);
+	r = synth_rec(FSAIO_EV_SLEEP, FSAIO_ENGINE_NONE, 42, 0);
+	r.ctx = FSAIO_CTX_SUBMIT_LIBAIO;
+	r.site = FSAIO_SITE_WRITEBACK;
+	r.arg0 = 3000000;
+	r.arg1 = 209;	/* __NR_io_submit */
+	r.flags = FSAIO_F_SYNC_INODE;
+	synth_feed(c, &r);
+	if (went_async) {
+		r = synth_rec(FSAIO_EV_PUNT, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+		r.flags = FSAIO_F_SYNC_INODE;
+		synth_feed(c, &r);
+		ev_resume(c, FSAIO_ENGINE_LIBAIO, 42, IOCB, 1);
+	}
+	aio_submit_done(c, 42, 1, 1, 1);
+	aio_complete(c, IOCB, 4096);
+	aio_reap(c, 42, IOCB, 4096);
+}
+
+TEST_F(patched, sync_inode_write_sleeping_in_submit_passes)
+{
+	sync_inode_write(self->c, false);
+	FINISH(self->c);
+	EXPECT_VERDICT(self->c, VERDICT_PASS, INV_NONBLOCKING_SUBMIT_LIBAIO);
+	EXPECT_DETAIL(self->c, INV_NONBLOCKING_SUBMIT_LIBAIO, "1 issuing writes to S_SYNC inodes");
+	EXPECT_EQ(1, LIBAIO(self->c)->sync_inode_sleeps);
+	EXPECT_EQ(0, LIBAIO(self->c)->blocked_in_submit);
+}
+
+TEST_F(patched, sync_inode_write_made_async_fails)
+{
+	sync_inode_write(self->c, true);
+	FINISH(self->c);
+	EXPECT_VERDICT(self->c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	EXPECT_DETAIL(self->c, INV_RETRY_LIFECYCLE, "a write to an S_SYNC inode");
+}
+
+TEST_F(patched, writeback_sleep_without_the_flag_still_blocks)
+{
+	aio_submit(self->c, 42, IOCB, 1, 0);
+	ev_sleep(self->c, 42, FSAIO_CTX_SUBMIT_LIBAIO, FSAIO_SITE_WRITEBACK, 3000000);
+	aio_submit_done(self->c, 42, 1, 1, 1);
+	aio_complete(self->c, IOCB, 4096);
+	aio_reap(self->c, 42, IOCB, 4096);
+	FINISH(self->c);
+	EXPECT_VERDICT(self->c, VERDICT_FAIL, INV_NONBLOCKING_SUBMIT_LIBAIO);
+}
+
 /* ---------- trace --stacks ---------- */
 
 static struct checker_config cfg_stacks(void)
