@@ -21,6 +21,8 @@
 #      buffered writes (FOP_BUFFER_WASYNC), where a non-blocking copy can
 #      stop short at a folio it must read: the order, atomicity and
 #      visibility of O_DSYNC writes (issue 12, item 3) there too.
+#      And aio_blkcg (io.max, io.stat, the cgroup's release after rmdir)
+#      on a disk that is not a loop device.
 #    A kernel without the file system skips its run with a "# FS:" note
 #    that leaves the verdict alone; a kernel with it but no mounted
 #    scratch is an ERROR (the run was asked for).
@@ -99,6 +101,9 @@ extra() {
 extra f2fs fsaio-f2fs.json aio_osync_write -D
 extra xfs fsaio-xfs-order.json aio_write_order
 extra xfs fsaio-xfs.json aio_osync_write -D
+# io cgroups on a disk that is not a loop device (whose per-cgroup worker
+# holds a removed cgroup for 60 s): aio_blkcg checks the release there.
+extra xfs fsaio-xfs-blkcg.json aio_blkcg
 
 # Race amplification (issue 11): a memory-backed null_blk whose completions
 # come from a 5 us hrtimer (irqmode=2), so a read's completion races the
@@ -106,7 +111,7 @@ extra xfs fsaio-xfs.json aio_osync_write -D
 # and batch workloads once more, and reads whose folios are invalidated
 # between wake and copy (fsaio-nullb-<workload>.json).
 NULLB_WORKLOADS="aio_shared_folios aio_read_batch aio_write_order aio_osync_write
-	aio_read_invalidate"
+	aio_read_invalidate aio_blkcg"
 nullb_run() {
 	local cfg=/sys/kernel/config nb dev mnt=/tmp/scratch/nullb w
 	[[ -d $cfg/nullb ]] || mount -t configfs none $cfg 2>/dev/null
