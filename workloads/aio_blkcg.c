@@ -93,15 +93,20 @@ static bool has_word(const char *list, const char *word)
 	return false;
 }
 
-/* nr_dying_descendants of home's cgroup.stat (-1 if unreadable). */
+/*
+ * Dying io css below home: nr_dying_subsys_io of its cgroup.stat (6.11+),
+ * -1 if the kernel does not say.  Not nr_dying_descendants: a removed
+ * cgroup's memory css lives on while page cache charged to it does.
+ */
 static long home_dying(void)
 {
+	static const char key[] = "nr_dying_subsys_io ";
 	char path[PATH_MAX + 32], buf[1024], *p;
 
 	snprintf(path, sizeof(path), "%s/cgroup.stat", home);
-	if (read_file(path, buf, sizeof(buf)) || !(p = strstr(buf, "nr_dying_descendants ")))
+	if (read_file(path, buf, sizeof(buf)) || !(p = strstr(buf, key)))
 		return -1;
-	return strtol(p + strlen("nr_dying_descendants "), NULL, 10);
+	return strtol(p + strlen(key), NULL, 10);
 }
 
 static void cg_teardown(void)
@@ -283,13 +288,13 @@ int main(int argc, char **argv)
 	       " bytes read; %.2f s at rbps=%u (at least %.2f s)\n",
 	       maj, min, rbytes, bytes, secs, RATE, want);
 	if (rbytes < bytes / 10 * 9) {
-		printf("# FAIL: the cgroup was charged %" PRIu64 " of %" PRIu64
-		       " bytes read: I/O issued for its requests went to another cgroup\n",
-		       rbytes, bytes);
+		fprintf(stderr, "the cgroup was charged %" PRIu64 " of %" PRIu64
+			" bytes read: I/O issued for its requests went to another cgroup\n",
+			rbytes, bytes);
 		st.errors++;
 	}
 	if (secs < want) {
-		printf("# FAIL: %" PRIu64 " bytes read in %.2f s, faster than io.max allows"
+		fprintf(stderr, "%" PRIu64 " bytes read in %.2f s, faster than io.max allows"
 		       " (rbps=%u: at least %.2f s)\n", bytes, secs, RATE, want);
 		st.errors++;
 	}
@@ -308,14 +313,18 @@ int main(int argc, char **argv)
 		       maj, min);
 		return wl_finish(&o, "libaio", &st);
 	}
+	if (dying0 < 0) {
+		printf("# note: no nr_dying_subsys_io in cgroup.stat (before 6.11): release not checked\n");
+		return wl_finish(&o, "libaio", &st);
+	}
 	t0 = now_s();
 	while ((dying = home_dying()) > dying0 && now_s() - t0 < 10)
 		usleep(50 * 1000);
-	printf("# nr_dying_descendants of %s: %ld before, %ld after removal (%.2f s)\n",
+	printf("# nr_dying_subsys_io of %s: %ld before, %ld after removal (%.2f s)\n",
 	       home, dying0, dying, now_s() - t0);
-	if (dying0 >= 0 && dying > dying0) {
-		printf("# FAIL: the removed test cgroup is still dying after 10 s:"
-		       " something holds a reference to it\n");
+	if (dying > dying0) {
+		fprintf(stderr, "the removed test cgroup's io css is still dying after 10 s:"
+			" something holds a reference to it\n");
 		st.errors++;
 	}
 	return wl_finish(&o, "libaio", &st);
