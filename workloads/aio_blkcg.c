@@ -30,7 +30,6 @@
  */
 #include <stdarg.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 
 #include "lib/wl.h"
 
@@ -242,14 +241,6 @@ static uint64_t cg_rbytes(unsigned maj, unsigned min)
 	return p && sscanf(p, "rbytes=%llu", &v) == 1 ? v : 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
 	struct wl_opts o = { .name = "aio_blkcg", .count = 8 };
@@ -278,9 +269,9 @@ int main(int argc, char **argv)
 
 	bytes = c.f.size;
 	rbytes = cg_rbytes(maj, min);
-	t0 = now_s();
+	t0 = wl_now();
 	wl_aio_reads(&c, fd, &st);
-	secs = now_s() - t0;
+	secs = wl_now() - t0;
 	close(fd);
 	rbytes = cg_rbytes(maj, min) - rbytes;
 	want = (double)bytes / RATE / 2;
@@ -317,11 +308,11 @@ int main(int argc, char **argv)
 		printf("# note: no nr_dying_subsys_io in cgroup.stat (before 6.11): release not checked\n");
 		return wl_finish(&o, "libaio", &st);
 	}
-	t0 = now_s();
-	while ((dying = home_dying()) > dying0 && now_s() - t0 < 10)
+	t0 = wl_now();
+	while ((dying = home_dying()) > dying0 && wl_now() - t0 < 10)
 		usleep(50 * 1000);
 	printf("# nr_dying_subsys_io of %s: %ld before, %ld after removal (%.2f s)\n",
-	       home, dying0, dying, now_s() - t0);
+	       home, dying0, dying, wl_now() - t0);
 	if (dying > dying0) {
 		fprintf(stderr, "the removed test cgroup's io css is still dying after 10 s:"
 			" something holds a reference to it\n");

@@ -15,7 +15,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <time.h>
 
 #include "lib/wl.h"
 
@@ -25,14 +24,6 @@
 static const char help[] =
 	"COUNT (64) cold reads in flight when a child _exit()s, and when one is killed.\n"
 	"  -s FILESIZE  file size, >= COUNT*64k (the default)\n";
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* The child: submit everything, say how many went in, then go away. */
 static void __attribute__((noreturn)) child(const struct wl_reads *c, int fd,
@@ -59,10 +50,10 @@ static void __attribute__((noreturn)) child(const struct wl_reads *c, int fd,
 /* Wait up to WL_TIMEOUT_S for pid; returns its status or -1. */
 static int wait_child(pid_t pid)
 {
-	double end = now_ms() + WL_TIMEOUT_S * 1e3;
+	double end = wl_now() + WL_TIMEOUT_S;
 	int status;
 
-	while (now_ms() < end) {
+	while (wl_now() < end) {
 		pid_t r = waitpid(pid, &status, WNOHANG);
 
 		if (r == pid)
@@ -101,7 +92,7 @@ static void run_child(const struct wl_reads *c, int fd, bool kill_it,
 	    read(p[0], &accepted, sizeof(accepted)) != sizeof(accepted))
 		accepted = -1;
 	close(p[0]);
-	t0 = now_ms();
+	t0 = wl_now();
 	if (kill_it)
 		kill(pid, SIGKILL);
 	status = wait_child(pid);
@@ -118,7 +109,7 @@ static void run_child(const struct wl_reads *c, int fd, bool kill_it,
 		return;
 	}
 	printf("# %s: child %d submitted %d reads, gone %.1f ms later\n", how,
-	       (int)pid, accepted, now_ms() - t0);
+	       (int)pid, accepted, (wl_now() - t0) * 1e3);
 	st->submitted += accepted;
 	st->abandoned += accepted;
 	if ((unsigned)accepted < c->n) {

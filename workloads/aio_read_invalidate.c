@@ -22,7 +22,6 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
-#include <time.h>
 
 #include "lib/wl.h"
 
@@ -45,14 +44,6 @@ struct thrash {
 	pthread_barrier_t go;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void *invalidator(void *arg)
 {
 	struct thrash *t = arg;
@@ -62,8 +53,8 @@ static void *invalidator(void *arg)
 	if (fd < 0)
 		wl_die("open for fadvise", errno);
 	pthread_barrier_wait(&t->go);
-	t0 = now_s();
-	while (!atomic_load(&t->stop) && now_s() - t0 < THRASH_MAX_S) {
+	t0 = wl_now();
+	while (!atomic_load(&t->stop) && wl_now() - t0 < THRASH_MAX_S) {
 		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 		t->drops++;
 		if (t->gap)

@@ -44,14 +44,6 @@ static const char help[] =
 	"then the parent serves the faults and the child's reads must complete.\n"
 	"Needs userfaultfd (root).\n";
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* What the staller tells the parent: first its userfaultfd (or an errno),
  * then its counts. */
 struct report {
@@ -199,9 +191,9 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < VICTIM_READS; i++)
 		ptrs[i] = &cbs[i];
 	wl_aio_setup(VICTIM_READS, &ctx);
-	t0 = now();
+	t0 = wl_now();
 	done = wl_aio_submit(ctx, ptrs, VICTIM_READS, &st);
-	while (st.completed < done && now() - t0 < VICTIM_DEADLINE) {
+	while (st.completed < done && wl_now() - t0 < VICTIM_DEADLINE) {
 		struct timespec ts = { 0, 200 * 1000 * 1000 };
 		int n = io_getevents(ctx, 1, VICTIM_READS, ev, &ts);
 
@@ -211,7 +203,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	printf("# victim: %" PRIu64 " of %u reads completed in %.2f s\n", st.completed,
-	       done, now() - t0);
+	       done, wl_now() - t0);
 	if (st.completed < done) {
 		fprintf(stderr, "%" PRIu64 " of %u reads of another process still in flight "
 			"after %d s: the staller's parked retries hold the aio workers\n",
@@ -220,12 +212,12 @@ int main(int argc, char **argv)
 	}
 
 	/* serve the staller's faults until it reports (its reads all done) */
-	t0 = now();
+	t0 = wl_now();
 	for (;;) {
 		struct pollfd p[2] = { { uffd, POLLIN, 0 }, { sv[0], POLLIN, 0 } };
 		struct uffd_msg msg;
 
-		if (now() - t0 > SERVE_DEADLINE) {
+		if (wl_now() - t0 > SERVE_DEADLINE) {
 			fprintf(stderr, "staller not done %d s after its faults were served\n",
 				SERVE_DEADLINE);
 			st.errors++;
@@ -254,7 +246,7 @@ int main(int argc, char **argv)
 	waitpid(child, &status, 0);
 	printf("# staller: %" PRIu64 " submitted, %" PRIu64 " completed, %" PRIu64
 	       " verified, %u faults served in %.2f s\n", rep.submitted, rep.completed,
-	       rep.verified, served, now() - t0);
+	       rep.verified, served, wl_now() - t0);
 	if (rep.err || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		fprintf(stderr, "staller failed (report error %d, status 0x%x)\n", rep.err, status);
 		st.errors++;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* libwl: the common flags, the fsaio-workload: line, exit statuses. */
 #include <getopt.h>
+#include <time.h>
 
 #include "wl.h"
 
@@ -100,4 +101,12 @@ void wl_die(const char *what, int err)
 {
 	fprintf(stderr, "error: %s: %s\n", what, strerror(err));
 	exit(EXIT_FAIL);
+}
+
+double wl_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }

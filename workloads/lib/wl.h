@@ -85,6 +85,9 @@ struct wl_stats {
 int wl_finish(const struct wl_opts *o, const char *engine,
 	      const struct wl_stats *st);
 
+/* CLOCK_MONOTONIC in seconds. */
+double wl_now(void);
+
 /* Print "# SKIP ..." and exit EXIT_SKIP (4), kselftest style. */
 void __attribute__((noreturn)) wl_skip(const char *what, int err);
 /* Print "error: what: strerror(err)" and exit EXIT_FAIL. */
