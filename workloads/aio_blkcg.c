@@ -20,8 +20,8 @@
  *  - throttled: the reads take at least half of bytes / RATE (a lower
  *    bound only, so a slow machine never fails it);
  *  - every byte read is the file's;
- *  - released: once removed, the cgroup stops dying within 10 s (nothing
- *    keeps a reference to it).  Not on a loop device, whose per-cgroup
+ *  - released: once removed, the cgroup's io css stops dying within 10 s
+ *    (nothing keeps a reference to it).  Not on a loop device, whose per-cgroup
  *    worker keeps one for 60 s after its last I/O.
  *
  * The process moves back to its own cgroup and the new one is removed at
@@ -253,8 +253,10 @@ int main(int argc, char **argv)
 	int fd;
 
 	wl_getopt(argc, argv, &o, help, NULL, NULL);
-	if (o.count > 64)
-		wl_die("COUNT above 64 (a 64 MiB file at 4 MiB/s)", EINVAL);
+	if (o.count < 1 || o.count > 64) {
+		fprintf(stderr, "-n must be 1..64 (COUNT MiB read at 4 MiB/s)\n");
+		return EXIT_USAGE;
+	}
 	cg_probe();
 	disk_of(o.dir, &maj, &min);
 
@@ -286,7 +288,7 @@ int main(int argc, char **argv)
 	}
 	if (secs < want) {
 		fprintf(stderr, "%" PRIu64 " bytes read in %.2f s, faster than io.max allows"
-		       " (rbps=%u: at least %.2f s)\n", bytes, secs, RATE, want);
+			" (rbps=%u: at least %.2f s)\n", bytes, secs, RATE, want);
 		st.errors++;
 	}
 
