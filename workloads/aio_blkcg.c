@@ -21,8 +21,8 @@
  *    bound only, so a slow machine never fails it);
  *  - every byte read is the file's;
  *  - released: once removed, the cgroup's io css stops dying within 10 s
- *    (nothing keeps a reference to it).  Not on a loop device, whose per-cgroup
- *    worker keeps one for 60 s after its last I/O.
+ *    (nothing keeps a reference to it).  Not on a loop device, whose
+ *    per-cgroup worker keeps one for 60 s after its last I/O.
  *
  * The process moves back to its own cgroup and the new one is removed at
  * exit, on failure too.  Skips without root, cgroup v2 with the io

@@ -106,7 +106,12 @@ for name in "${names[@]}"; do
 	by=$({ grep -E '^    not ok [0-9]+ ' "$out/stdout" 2>/dev/null | awk '{ print $4 }'
 	       grep -E '^not ok [0-9]+ ' "$cout/stdout" 2>/dev/null | awk '{ print "crash:" $4 }'; } |
 	     sort | uniq -c | awk '{ printf "%s%s x%d", sep, $2, $1; sep = ", " }')
-	cres=$(cat "$cout/result" 2>/dev/null || echo "SKIP not run")
+	# a tier that ran and left no result is an ERROR, not a skip
+	if ((CRASH_TIER)); then
+		cres=$(cat "$cout/result" 2>/dev/null || echo "ERROR no result")
+	else
+		cres="SKIP not run (CRASH_TIER=0)"
+	fi
 	# a crash-replay FAIL/ERROR without a failing test (a splat, a dead guest)
 	[[ $res == PASS* || $res == SKIP* ]] && [[ $cres == FAIL* || $cres == ERROR* ]] && res=$cres
 	if [[ -n $by ]]; then
