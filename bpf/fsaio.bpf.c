@@ -1012,6 +1012,17 @@ int BPF_PROG(fsaio_sched_switch_raw, bool preempt, struct task_struct *prev,
 
 /* ============================ 6. workqueue ================================ */
 
+/* The request an aio worker is running, by worker thread: set where the
+ * worker announces it (fsaio_resume, fsaio_punt in the worker), so that
+ * what the worker calls next (its final ->fsync()) is attributed; deleted
+ * when the work item ends (worker_gave_back()). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);	/* worker tid */
+	__type(value, __u64);	/* struct aio_kiocb * */
+} worker_req SEC(".maps");
+
 static __always_inline int handle_work(__u64 work, __u64 func, __u64 end)
 {
 	struct fsaio_record *r;
@@ -1037,9 +1048,55 @@ int fsaio_work_start(struct trace_event_raw_workqueue_execute_start *ctx)
 			   (__u64)ctx->function, 0);
 }
 
+/* A kworker that ran an aio request (worker_req: it fired fsaio_resume or
+ * a worker fsaio_punt) must end the work item as itself again: its own
+ * credentials, no mm, no I/O priority or io cgroup of the submitter's.
+ * Whatever it kept, the next unrelated work item of that kworker would
+ * run with.  Costs one hash lookup per work item while a trace runs. */
+static __always_inline void worker_gave_back(void)
+{
+	__u32 tid = current_tid(), kept = 0;
+	__u64 *reqp = bpf_map_lookup_elem(&worker_req, &tid), req;
+	struct task_struct *task;
+	struct io_context *ioc;
+	struct kthread *kt;
+	struct fsaio_record *r;
+	__u16 prio = 0;
+
+	if (!reqp)
+		return;
+	req = *reqp;
+	/* no later fsync of this kworker is the request's (fsaio_fentry_fsync) */
+	bpf_map_delete_elem(&worker_req, &tid);
+	task = (struct task_struct *)bpf_get_current_task();
+	if (BPF_CORE_READ(task, cred) != BPF_CORE_READ(task, real_cred))
+		kept |= FSAIO_KEPT_CREDS;
+	if (BPF_CORE_READ(task, mm))
+		kept |= FSAIO_KEPT_MM;
+	ioc = BPF_CORE_READ(task, io_context);
+	if (ioc) {
+		prio = BPF_CORE_READ(ioc, ioprio);
+		if ((prio >> 13 & 7) != IOPRIO_CLASS_NONE)
+			kept |= FSAIO_KEPT_IOPRIO;
+	}
+	kt = (struct kthread *)BPF_CORE_READ(task, worker_private);
+	if (kt && bpf_core_field_exists(kt->blkcg_css) && BPF_CORE_READ(kt, blkcg_css))
+		kept |= FSAIO_KEPT_BLKCG;
+	if (!kept)
+		return;
+	r = rec_reserve(FSAIO_EV_WORKER_KEPT, FSAIO_ENGINE_LIBAIO);
+	if (!r)
+		return;
+	r->req = req;
+	r->arg0 = kept;
+	r->arg1 = prio;
+	rec_submit(r);
+}
+
 SEC("tracepoint/workqueue/workqueue_execute_end")
 int fsaio_work_end(struct trace_event_raw_workqueue_execute_end *ctx)
 {
+	worker_gave_back();
 	return handle_work((__u64)ctx->work,
 			   (__u64)ctx->function, 1);
 }
@@ -1302,8 +1359,33 @@ struct aio_req_info {
 	__u32 fsuid, fsgid;
 	__u64 cap_effective;
 	__u32 sync_inode;	/* a write to an S_SYNC inode */
-	__u32 pad;
+	__u16 ioprio;		/* the request's I/O priority (ki_ioprio) */
+	__u16 pad;
 };
+
+/* get_current_ioprio(): the priority bio_set_ioprio() gives the block I/O
+ * the current task issues: its io_context's, else one from its policy and
+ * nice value (task_nice_ioclass(), task_nice_ioprio()). */
+static __always_inline __u16 current_ioprio(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct io_context *ioc = BPF_CORE_READ(task, io_context);
+	__u16 prio = ioc ? BPF_CORE_READ(ioc, ioprio) : 0;
+	__u32 policy, class, static_prio;
+
+	if ((prio >> 13 & 7) != IOPRIO_CLASS_NONE)
+		return prio;
+	policy = BPF_CORE_READ(task, policy);
+	if (policy == 5)			/* SCHED_IDLE */
+		class = IOPRIO_CLASS_IDLE;
+	else if (policy == 1 || policy == 2 || policy == 6) /* FIFO, RR, DEADLINE */
+		class = IOPRIO_CLASS_RT;
+	else
+		class = IOPRIO_CLASS_BE;
+	/* (nice + 20) / 5, nice = static_prio - 120; unsigned: BPF has no sdiv */
+	static_prio = BPF_CORE_READ(task, static_prio);
+	return class << 13 | (static_prio >= 100 ? (static_prio - 100) / 5 : 0);
+}
 
 struct task_ident {
 	__u32 fsuid, fsgid;
@@ -1416,6 +1498,7 @@ int fsaio_tp_submit(struct bpf_raw_tracepoint_args *ctx)
 		info.fsgid = who.fsgid;
 		info.cap_effective = who.cap_effective;
 	}
+	info.ioprio = BPF_CORE_READ((struct aio_kiocb *)req, rw.ki_ioprio);
 	/* the sleeps until the next fsaio_submit are this request's */
 	info.sync_inode = fsaio_write_to_sync_inode(req, (__u32)ctx->args[3]);
 	sys = bpf_map_lookup_elem(&sys_states, &info.pid);
@@ -1486,15 +1569,6 @@ int fsaio_tp_wake(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-/* The request an aio worker is running, by worker thread: set where the
- * worker announces it (fsaio_resume, fsaio_punt in the worker), so that
- * what the worker calls next (its final ->fsync()) is attributed. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);	/* worker tid */
-	__type(value, __u64);	/* struct aio_kiocb * */
-} worker_req SEC(".maps");
 
 static __always_inline void worker_runs(__u64 req)
 {
@@ -1526,6 +1600,15 @@ int fsaio_tp_resume(struct bpf_raw_tracepoint_args *ctx)
 		     who.cap_effective != info->cap_effective)) {
 		r->arg2 |= FSAIO_RESUME_OTHER_CREDS;
 		r->ring = fsaio_resume_fsuids_pack(info->fsuid, who.fsuid);
+	}
+	/* and the block I/O it starts (readahead, writeback) is the request's,
+	 * at the request's priority */
+	if (info) {
+		__u16 prio = current_ioprio();
+
+		if (prio != info->ioprio)
+			r->arg2 |= FSAIO_RESUME_OTHER_IOPRIO |
+				   fsaio_resume_ioprios_pack(info->ioprio, prio);
 	}
 	rec_submit(r);
 	return 0;

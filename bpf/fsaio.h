@@ -113,6 +113,14 @@ enum fsaio_event_type {
 	 * request makes the kernel skip the CQEs of the rest of its chain
 	 * (REQ_F_SKIP_LINK_CQES), so the link may end with no COMPLETE. */
 	FSAIO_EV_LINK_FAIL = 17,
+	/* patched kernel: the workqueue worker that ran an aio request (one
+	 * that fired fsaio_resume or a worker fsaio_punt) finished its work
+	 * item still holding some of the submitter's context.  req = the
+	 * last request it ran, arg0 = FSAIO_KEPT_* flags, arg1 = the I/O
+	 * priority left (FSAIO_KEPT_IOPRIO).  Only emitted when something
+	 * was kept: the next, unrelated work item of that kworker would run
+	 * with it. */
+	FSAIO_EV_WORKER_KEPT = 18,
 	FSAIO_EV__MAX,
 };
 
@@ -284,13 +292,36 @@ FSAIO_INLINE __u64 fsaio_end_drops(const struct fsaio_record *r, unsigned cause)
 #define FSAIO_RESUME_OTHER_CREDS 0x4	/* the worker's fsuid, fsgid or effective
 					 * capabilities differ from the submitter's
 					 * at submit; ring = fsaio_resume_fsuids() */
+#define FSAIO_RESUME_OTHER_IOPRIO 0x8	/* the worker would issue block I/O at
+					 * another I/O priority than the request's
+					 * (ki_ioprio): fsaio_resume_*_ioprio() */
 FSAIO_INLINE int fsaio_resume_same_mm(const struct fsaio_record *r)
 {
 	return r->arg1 == 1;
 }
 FSAIO_INLINE __u64 fsaio_resume_flags(const struct fsaio_record *r)
 {
-	return r->arg2;
+	return (__u32)r->arg2;
+}
+/* WORKER_KEPT: what the kworker still had of the submitter's */
+#define FSAIO_KEPT_CREDS	0x1	/* credentials (override_creds not reverted) */
+#define FSAIO_KEPT_MM		0x2	/* address space (kthread_use_mm not undone) */
+#define FSAIO_KEPT_IOPRIO	0x4	/* an I/O priority of its io_context */
+#define FSAIO_KEPT_BLKCG	0x8	/* io cgroup (kthread_associate_blkcg) */
+
+/* RESUME with FSAIO_RESUME_OTHER_IOPRIO: arg2's upper half = the request's
+ * ioprio << 16 | the worker's (IOPRIO_PRIO_VALUE: class << 13 | level) */
+FSAIO_INLINE __u64 fsaio_resume_ioprios_pack(__u16 request, __u16 worker)
+{
+	return ((__u64)request << 16 | worker) << 32;
+}
+FSAIO_INLINE __u16 fsaio_resume_request_ioprio(const struct fsaio_record *r)
+{
+	return r->arg2 >> 48;
+}
+FSAIO_INLINE __u16 fsaio_resume_worker_ioprio(const struct fsaio_record *r)
+{
+	return r->arg2 >> 32;
 }
 /* RESUME with FSAIO_RESUME_OTHER_CREDS: ring = submitter fsuid << 32 | worker's */
 FSAIO_INLINE __u64 fsaio_resume_fsuids_pack(__u32 submitter, __u32 worker)

@@ -1139,6 +1139,20 @@ static void on_wake(struct checker *c, const struct fsaio_record *r)
 	l->rstate = R_WOKEN;
 }
 
+/* IOPRIO_PRIO_VALUE(class, level) as ionice(1) names it: "idle", "be/4" */
+static void ioprio_name(unsigned int prio, char *buf, size_t len)
+{
+	static const char *const class[] = { "none", "rt", "be", "idle" };
+	unsigned int cls = prio >> 13 & 7;
+
+	if (cls == 3)
+		snprintf(buf, len, "idle");
+	else if (cls < 3)
+		snprintf(buf, len, "%s/%u", class[cls], prio & 7);
+	else
+		snprintf(buf, len, "0x%x", prio);
+}
+
 static void on_resume(struct checker *c, const struct fsaio_record *r)
 {
 	struct lc *seen, *l = retry_target(c, r, &seen);
@@ -1163,6 +1177,21 @@ static void on_resume(struct checker *c, const struct fsaio_record *r)
 				 "credentials than the submitter's (fsuid %u, the submitter's %u)",
 				 (uint64_t)r->req, fsaio_resume_worker_fsuid(r),
 				 fsaio_resume_submitter_fsuid(r));
+	}
+	/* ... and at the request's I/O priority: readahead and writeback it
+	 * starts take the issuing task's (an ionice -c3 reader stays idle) */
+	if (fsaio_resume_flags(r) & FSAIO_RESUME_OTHER_IOPRIO) {
+		struct fail *f = &c->resume;
+		char want[24], got[24];
+
+		ioprio_name(fsaio_resume_request_ioprio(r), want, sizeof(want));
+		ioprio_name(fsaio_resume_worker_ioprio(r), got, sizeof(got));
+		if (seen)
+			fail_note(f, seen, "resumed at I/O priority %s, the request's is %s",
+				  got, want);
+		else if (!f->count++)
+			snprintf(f->first, sizeof(f->first), "req 0x%" PRIx64 " resumed at I/O "
+				 "priority %s, the request's is %s", (uint64_t)r->req, got, want);
 	}
 	if (!fsaio_resume_same_mm(r) && (fsaio_resume_flags(r) & FSAIO_RESUME_MM_GONE) && seen) {
 		if (c->nr_mm_gone == c->cap_mm_gone) {
@@ -1228,6 +1257,35 @@ static void on_punt(struct checker *c, const struct fsaio_record *r)
 }
 
 /* A link cancelled with its failed chain: its CQE may be skipped. */
+/* The kworker that ran a request ended its work item with some of the
+ * submitter's context still on: the next, unrelated work item of that
+ * kworker runs as the submitter (credentials), in its address space, at its
+ * I/O priority or charged to its io cgroup.  resume_context, per event. */
+static void on_worker_kept(struct checker *c, const struct fsaio_record *r)
+{
+	struct fail *f = &c->resume;
+	char what[160] = "", prio[24];
+	uint64_t kept = r->arg0;
+
+	if (kept & FSAIO_KEPT_CREDS)
+		strcat(what, ", credentials");
+	if (kept & FSAIO_KEPT_MM)
+		strcat(what, ", mm");
+	if (kept & FSAIO_KEPT_IOPRIO) {
+		ioprio_name((unsigned int)r->arg1, prio, sizeof(prio));
+		snprintf(what + strlen(what), sizeof(what) - strlen(what),
+			 ", I/O priority %s", prio);
+	}
+	if (kept & FSAIO_KEPT_BLKCG)
+		strcat(what, ", io cgroup");
+	if (!what[0])
+		return;
+	if (!f->count++)
+		snprintf(f->first, sizeof(f->first), "the aio worker (pid %u) ended its work "
+			 "item for req 0x%" PRIx64 " still holding the submitter's %s",
+			 r->pid, (uint64_t)r->req, what + 2);
+}
+
 static void on_link_fail(struct checker *c, const struct fsaio_record *r)
 {
 	struct lc *l = r->req ? lc_find(c, r, false) : NULL;
@@ -1497,6 +1555,7 @@ int checker_feed(struct checker *c, const struct fsaio_record *rec)
 	case FSAIO_EV_IO_DESTROY:	on_io_destroy(c, &r);	break;
 	case FSAIO_EV_FSYNC:		on_fsync(c, &r);	break;
 	case FSAIO_EV_LINK_FAIL:	on_link_fail(c, &r);	break;
+	case FSAIO_EV_WORKER_KEPT:	on_worker_kept(c, &r);	break;
 	case FSAIO_EV_TRACE_END: {
 		unsigned i;
 
@@ -1806,15 +1865,16 @@ static void finish_resume(struct checker *c)
 
 	if (c->resume.count)
 		set_result(ir, VERDICT_FAIL, resumes, "%" PRIu64 " of %" PRIu64
-			   " resumes without the submitter's mm or credentials; first: %s",
+			   " resumes not in the submitter's context (mm, credentials, I/O "
+			   "priority) or not giving it back; first: %s",
 			   c->resume.count, resumes, c->resume.first);
 	else if (resumes && exited)
 		set_result(ir, VERDICT_PASS, resumes, "%" PRIu64 " resumes, all with the submitter's"
 			   " mm but %zu after the submitter exited (mm gone, none used)",
 			   resumes, exited);
 	else if (resumes)
-		set_result(ir, VERDICT_PASS, resumes, "%" PRIu64 " resumes, all with the submitter's mm",
-			   resumes);
+		set_result(ir, VERDICT_PASS, resumes, "%" PRIu64 " resumes, all with the submitter's mm, "
+			   "credentials and I/O priority, given back after", resumes);
 	else if (c->cfg.see_retry)
 		set_result(ir, VERDICT_PASS, 0, "no resumption happened");
 	else

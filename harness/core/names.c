@@ -68,7 +68,7 @@ const char *event_type_name(enum fsaio_event_type t)
 	static const char *const n[FSAIO_EV__MAX] = { "?", "submit", "submit_done",
 		"retry", "wake", "resume", "punt", "complete", "reap", "sleep",
 		"wait_bit", "task_work", "workqueue", "proc_exit", "trace_end",
-		"io_destroy", "fsync", "link_fail" };
+		"io_destroy", "fsync", "link_fail", "worker_kept" };
 
 	return NAME_OF(n, t, FSAIO_EV__MAX);
 }

@@ -1231,6 +1231,83 @@ TEST_F(patched, resume_with_other_credentials_fails)
 	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 }
 
+/* A worker that would issue the request's block I/O at its own priority
+ * (a kworker's be/4) where the request has the idle class (ionice -c3)
+ * fails resume_context, by name; agreeing priorities raise no flag. */
+TEST_F(patched, resume_at_other_ioprio_fails)
+{
+	struct checker *c = self->c;
+	struct fsaio_record r;
+
+	aio_submit(c, 42, IOCB, 1, 0);
+	aio_submit_done(c, 42, 1, 1, 1);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
+	r = synth_rec(FSAIO_EV_RESUME, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	r.arg0 = 43;
+	r.arg1 = 1;
+	r.arg2 = FSAIO_RESUME_OTHER_IOPRIO |
+		 fsaio_resume_ioprios_pack(3 << 13, 2 << 13 | 4);
+	synth_feed(c, &r);
+	aio_complete(c, IOCB, 4096);
+	aio_reap(c, 42, IOCB, 4096);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RESUME_CONTEXT);
+	EXPECT_DETAIL(c, INV_RESUME_CONTEXT, "resumed at I/O priority be/4, the request's is idle");
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+}
+
+/* A kworker that ends the work item of a request still holding the
+ * submitter's credentials and I/O priority (revert_creds() or the
+ * priority's give-back left out) fails resume_context, naming both; the
+ * request itself was served right. */
+TEST_F(patched, worker_keeping_the_submitters_context_fails)
+{
+	struct checker *c = self->c;
+	struct fsaio_record r;
+
+	aio_submit(c, 42, IOCB, 1, 0);
+	aio_submit_done(c, 42, 1, 1, 1);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
+	ev_resume(c, FSAIO_ENGINE_LIBAIO, 42, IOCB, 1);
+	aio_complete(c, IOCB, 4096);
+	r = synth_rec(FSAIO_EV_WORKER_KEPT, FSAIO_ENGINE_LIBAIO, 77, IOCB);
+	r.arg0 = FSAIO_KEPT_CREDS | FSAIO_KEPT_IOPRIO;
+	r.arg1 = 3 << 13;
+	synth_feed(c, &r);
+	aio_reap(c, 42, IOCB, 4096);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RESUME_CONTEXT);
+	EXPECT_DETAIL(c, INV_RESUME_CONTEXT, "the aio worker (pid 77) ended its work item for "
+		      "req 0x");
+	EXPECT_DETAIL(c, INV_RESUME_CONTEXT, "still holding the submitter's credentials, "
+		      "I/O priority idle");
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+}
+
+/* The flags word's upper half (the priorities) is not a flag: a resume
+ * with same-priority bits left there by a newer tracer still passes. */
+TEST_F(patched, resume_flags_ignore_the_ioprio_half)
+{
+	struct checker *c = self->c;
+	struct fsaio_record r;
+
+	aio_submit(c, 42, IOCB, 1, 0);
+	aio_submit_done(c, 42, 1, 1, 1);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
+	r = synth_rec(FSAIO_EV_RESUME, FSAIO_ENGINE_LIBAIO, 42, IOCB);
+	r.arg0 = 43;
+	r.arg1 = 1;
+	r.arg2 = fsaio_resume_ioprios_pack(0xffff, 0xffff);
+	synth_feed(c, &r);
+	aio_complete(c, IOCB, 4096);
+	aio_reap(c, 42, IOCB, 4096);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RESUME_CONTEXT);
+}
+
 /*
  * The stale-WOKEN bug (ci/mutants/woken-kept-across-rearm): a re-armed
  * request queues its retry at once, the deferred wake traced while the
