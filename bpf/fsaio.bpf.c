@@ -24,6 +24,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "fsaio.h"
+#include "fsaio_agg.h"
 #include "core_fixes.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -42,6 +43,9 @@ const volatile char targ_comm[FSAIO_COMM_LEN] = {};
 const volatile __u64 aio_complete_rw_addr = 0;
 /* Wake the ring buffer consumer when this much data is waiting (0: always). */
 const volatile __u64 wakeup_bytes = 0;
+/* fsaio trace: count records in agg (fsaio_agg.h) and send only those
+ * fsaio_agg_sends() names; a constant, so the verifier keeps one path. */
+const volatile bool aggregate = false;
 
 /* Global record sequence; taken after a successful reserve. */
 __u64 fsaio_seq = 0;
@@ -188,16 +192,61 @@ static __always_inline void update_or_count(void *map, const void *key,
 		count_drops(FSAIO_DROP_MAP_FULL, 1);
 }
 
+/* The counts of aggregate mode, per CPU (summed by the harness). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fsaio_agg);
+} agg SEC(".maps");
+
+/* Aggregate mode builds records here.  A program can be interrupted by
+ * another on the same CPU (a completion in irq context inside a syscall's
+ * program), so one slot per nesting level. */
+#define AGG_SLOTS 4
+struct agg_scratch {
+	__u32 depth;
+	struct fsaio_record slot[AGG_SLOTS];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct agg_scratch);
+} agg_scratch SEC(".maps");
+
+static __always_inline struct fsaio_record *scratch_reserve(void)
+{
+	__u32 zero = 0, d;
+	struct agg_scratch *sc = bpf_map_lookup_elem(&agg_scratch, &zero);
+
+	if (!sc)
+		return NULL;
+	d = sc->depth;
+	if (d >= AGG_SLOTS) {
+		count_drops(FSAIO_DROP_MAP_FULL, 1);
+		return NULL;
+	}
+	sc->depth = d + 1;
+	return &sc->slot[d];
+}
+
 /* Reserve and fully initialise a record for the current task. */
 static __always_inline struct fsaio_record *rec_reserve(__u16 type, __u8 engine)
 {
 	struct fsaio_record *r;
 	__u64 id;
 
-	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
-	if (!r) {
-		count_drops(FSAIO_DROP_RINGBUF, 1);
-		return NULL;
+	if (aggregate) {
+		r = scratch_reserve();
+		if (!r)
+			return NULL;
+	} else {
+		r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+		if (!r) {
+			count_drops(FSAIO_DROP_RINGBUF, 1);
+			return NULL;
+		}
 	}
 	__builtin_memset(r, 0, sizeof(*r));
 	id = bpf_get_current_pid_tgid();
@@ -205,7 +254,9 @@ static __always_inline struct fsaio_record *rec_reserve(__u16 type, __u8 engine)
 	r->type = type;
 	r->cpu = bpf_get_smp_processor_id();
 	r->ts_ns = bpf_ktime_get_ns();
-	r->seq = __sync_fetch_and_add(&fsaio_seq, 1) + 1;
+	/* aggregate mode numbers only what it sends: a gap is a loss */
+	if (!aggregate)
+		r->seq = __sync_fetch_and_add(&fsaio_seq, 1) + 1;
 	r->pid = (__u32)id;
 	r->tgid = id >> 32;
 	r->engine = engine;
@@ -225,15 +276,46 @@ static __always_inline struct fsaio_record *rec_reserve(__u16 type, __u8 engine)
  * Waking on every record above the mark cost an irq_work self-IPI per record
  * (8-10% of a traced io_uring reader's CPU); crossing each multiple, not just
  * the first, keeps a consumer that slept through one wakeup from stalling. */
+static __always_inline __u64 wakeup_flags(__u64 before, __u64 after)
+{
+	if (!wakeup_bytes || after / wakeup_bytes != before / wakeup_bytes)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
+/* Aggregate mode: count the record, send it on if it must be seen, free
+ * its scratch slot (r is the innermost one: reserve and submit nest). */
+static __always_inline void agg_submit(struct fsaio_record *r)
+{
+	__u32 zero = 0;
+	struct fsaio_agg *a = bpf_map_lookup_elem(&agg, &zero);
+	struct agg_scratch *sc = bpf_map_lookup_elem(&agg_scratch, &zero);
+
+	if (a)
+		fsaio_agg_account(a, r);
+	if (fsaio_agg_sends(r->type)) {
+		__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+
+		r->seq = __sync_fetch_and_add(&fsaio_seq, 1) + 1;
+		if (bpf_ringbuf_output(&events, r, sizeof(*r),
+				       wakeup_flags(avail, avail + sizeof(*r))))
+			count_drops(FSAIO_DROP_RINGBUF, 1);
+	}
+	if (sc && sc->depth)
+		sc->depth--;
+}
+
 static __always_inline void rec_submit(struct fsaio_record *r)
 {
+	if (aggregate) {
+		agg_submit(r);
+		return;
+	}
+	/* this record is counted in AVAIL_DATA since its reserve */
 	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-	__u64 before = avail > sizeof(*r) ? avail - sizeof(*r) : 0;
-	__u64 flags = BPF_RB_NO_WAKEUP;
 
-	if (!wakeup_bytes || avail / wakeup_bytes != before / wakeup_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
-	bpf_ringbuf_submit(r, flags);
+	bpf_ringbuf_submit(r, wakeup_flags(avail > sizeof(*r) ? avail - sizeof(*r) : 0,
+					   avail));
 }
 
 static __always_inline bool comm_is_target(const char *comm)

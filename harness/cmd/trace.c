@@ -25,6 +25,7 @@ static struct trace_args {
 	const char *comm;
 	bool no_fentry;
 	int stacks;		/* --stacks: top stacks per wait site, 0 = off */
+	bool per_event;		/* every record to user space, as check does */
 } targs = { .interval = 5 };
 
 static const struct argp_option trace_options[] = {
@@ -33,6 +34,8 @@ static const struct argp_option trace_options[] = {
 	{ "pid", 'p', "PID", 0, "trace only this process and its children (repeatable)" },
 	{ "comm", 'c', "COMM", 0, "trace only tasks with this command name" },
 	{ "no-fentry", 'F', NULL, 0, "use tracepoints only, even where fentry loads" },
+	{ "per-event", 'E', NULL, 0, "send every event to user space, as 'fsaio check' "
+	  "does, instead of counting requests in the kernel (implied by --record)" },
 	{ "stacks", 's', "N", OPTION_ARG_OPTIONAL,
 	  "print the N (default 5, at most 16) most frequent kernel stacks of each wait site" },
 	{},
@@ -77,6 +80,9 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 	case 'F':
 		targs.no_fentry = true;
 		break;
+	case 'E':
+		targs.per_event = true;
+		break;
 	case 's':
 		targs.stacks = arg ? parse_positive(state, "--stacks", arg, 16) : 5;
 		if (!targs.stacks)
@@ -89,6 +95,19 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
+}
+
+/* The checker's statistics plus, when aggregating, the kernel's counts
+ * so far (a copy: the checker's own are added once, at the end). */
+static const struct checker_stats *stats_now(struct session *s, bool aggregate,
+					     struct checker_stats *buf)
+{
+	struct fsaio_agg a;
+
+	*buf = *checker_stats(s->checker);
+	if (aggregate && !tracer_read_agg(s->tracer, &a))
+		checker_stats_add_aggregate(buf, &a);
+	return buf;
 }
 
 static void print_periodic(double t, const struct checker_stats *st,
@@ -104,7 +123,10 @@ static void print_periodic(double t, const struct checker_stats *st,
 		       " punts %" PRIu64, engine_name(e), es->submitted,
 		       es->completed, es->blocked_in_submit, es->punts);
 	}
-	printf("  records %" PRIu64 " lost %" PRIu64 "\n", st->records, lost);
+	printf("  records %" PRIu64, st->records);
+	if (st->aggregated)
+		printf(" (+%" PRIu64 " counted)", st->aggregated);
+	printf(" lost %" PRIu64 "\n", lost);
 	fflush(stdout);
 }
 
@@ -118,13 +140,17 @@ int cmd_trace(int argc, char **argv)
 		"Counts, per engine, requests submitted and completed, submits that slept\n"
 		"in a page or bit wait (blocked), retries, wakes, resumes and io-wq punts;\n"
 		"and a table of D-state sleeps by wait site and context with log2\n"
-		"latency histograms.  Without -p/-c every task is traced.  Lost events\n"
+		"latency histograms.  Without -p/-c every task is traced.  Requests are\n"
+		"counted in the kernel; only sleeps, process exits and anomalies reach\n"
+		"user space one by one (-E/--per-event or --record: every event).  Lost events\n"
 		"(ring buffer full) make the run an error: raise --ringbuf-mb.\n"
 		"Exit status: 0 ok, 4 skip, 5 error (events were lost or tracing failed),\n"
 		"64 usage.", children };
 	struct tracer_opts topts = { 0 };
 	const struct checker_stats *st;
+	struct checker_stats buf;
 	struct run_result run = { 0 };
+	struct fsaio_agg agg;
 	struct session s;
 	double t0, next;
 	bool poll_failed = false;
@@ -137,6 +163,8 @@ int cmd_trace(int argc, char **argv)
 	topts.all_tasks = !targs.nr_pids && !targs.comm;
 	topts.comm = targs.comm;
 	topts.no_fentry = targs.no_fentry;
+	/* a --record log is replayed by the checker: it needs every event */
+	topts.aggregate = !targs.per_event && !output_opts.record;
 	/* live systems: modest by default, --ringbuf-mb when records are lost */
 	topts.ringbuf_bytes = (output_opts.ringbuf_mb ? output_opts.ringbuf_mb : 8) << 20;
 
@@ -176,12 +204,20 @@ int cmd_trace(int argc, char **argv)
 			break;
 		}
 		if (now >= next) {
-			print_periodic(now - t0, checker_stats(s.checker),
+			print_periodic(now - t0, stats_now(&s, topts.aggregate, &buf),
 				       session_lost(&s));
 			next += targs.interval;
 		}
 	}
+	/* read before session_end(): the counts of events up to its drain */
+	if (topts.aggregate && tracer_read_agg(s.tracer, &agg)) {
+		fsaio_err("cannot read the kernel's counts");
+		poll_failed = true;
+		topts.aggregate = false;
+	}
 	run.checker = session_end(&s);
+	if (topts.aggregate)
+		checker_add_aggregate(run.checker, &agg);
 	snprintf(run.name, sizeof(run.name), "trace");
 	snprintf(run.command, sizeof(run.command), "fsaio trace");
 	run.wall_seconds = now_seconds() - t0;

@@ -2095,6 +2095,36 @@ static void cell_add(struct wait_cell *d, const struct wait_cell *a)
 		d->hist[i] += a->hist[i];
 }
 
+void checker_stats_add_aggregate(struct checker_stats *st, const struct fsaio_agg *a)
+{
+	int e;
+
+	for (e = 0; e < FSAIO_ENGINE__COUNT; e++) {
+		struct engine_stats *es = &st->engine[e];
+		const __u64 *k = a->c[e];
+
+		es->submitted += k[FSAIO_AGG_SUBMITTED];
+		es->completed += k[FSAIO_AGG_COMPLETED];
+		es->errors += k[FSAIO_AGG_ERRORS];
+		es->retries += k[FSAIO_AGG_RETRIES];
+		es->wakes += k[FSAIO_AGG_WAKES];
+		es->resumes += k[FSAIO_AGG_RESUMES];
+		es->punts += k[FSAIO_AGG_PUNTS];
+		es->submit_calls += k[FSAIO_AGG_SUBMIT_CALLS];
+		es->submit_ns += k[FSAIO_AGG_SUBMIT_NS];
+		es->failed_init += k[FSAIO_AGG_FAILED_INIT];
+		es->cq_overflow += k[FSAIO_AGG_CQ_OVERFLOW];
+		es->cq_dropped += k[FSAIO_AGG_CQ_DROPPED];
+		es->zc_notifs += k[FSAIO_AGG_ZC_NOTIFS];
+	}
+	st->aggregated += a->counted;
+}
+
+void checker_add_aggregate(struct checker *c, const struct fsaio_agg *a)
+{
+	checker_stats_add_aggregate(&c->st, a);
+}
+
 void checker_stats_add(struct checker_stats *sum, const struct checker_stats *s)
 {
 	int e, site, ctx;
@@ -2108,6 +2138,7 @@ void checker_stats_add(struct checker_stats *sum, const struct checker_stats *s)
 		for (ctx = 0; ctx < FSAIO_CTX__COUNT; ctx++)
 			cell_add(&sum->waits[site][ctx], &s->waits[site][ctx]);
 	sum->records += s->records;
+	sum->aggregated += s->aggregated;
 	sum->lost += s->lost;
 	for (e = 0; e < FSAIO_DROP__COUNT; e++)
 		sum->drops[e] += s->drops[e];

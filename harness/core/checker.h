@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "bpf/fsaio.h"
+#include "bpf/fsaio_agg.h"
 #include "core/names.h"
 #include "core/verdict.h"
 
@@ -101,6 +102,8 @@ struct checker_stats {
 	 * holds every larger one */
 	uint64_t by_opcode[FSAIO_ENGINE__COUNT][FSAIO_MAX_OPCODE];
 	uint64_t records;	/* records fed */
+	uint64_t aggregated;	/* records the BPF side counted instead of
+				 * sending (fsaio trace: fsaio_agg.h) */
 	uint64_t lost;		/* records dropped in BPF (all causes) + seq gaps */
 	uint64_t drops[FSAIO_DROP__COUNT];	/* of lost: dropped in BPF, by cause */
 	uint64_t oom;		/* events the checker could not track (out of memory) */
@@ -144,6 +147,11 @@ struct stack_count {
 int checker_top_stacks(const struct checker *c, enum fsaio_wait_site site,
 		       struct stack_count *out, int n);
 uint64_t checker_stacks_untracked(const struct checker *c);
+
+/* fsaio trace: the counts the BPF side kept instead of sending records
+ * (fsaio_agg.h) join the statistics of the records it did send. */
+void checker_stats_add_aggregate(struct checker_stats *st, const struct fsaio_agg *a);
+void checker_add_aggregate(struct checker *c, const struct fsaio_agg *a);
 
 /* Add the statistics of one run to a sum (maxima stay maxima). */
 void checker_stats_add(struct checker_stats *sum, const struct checker_stats *s);

@@ -422,6 +422,7 @@ static int open_and_load(struct tracer *t, const char *comm, char *err, size_t e
 			sizeof(t->skel->rodata->targ_comm) - 1);
 	t->skel->rodata->aio_complete_rw_addr = ksyms_addr(t->ksyms, "aio_complete_rw");
 	t->skel->rodata->wakeup_bytes = t->ringbuf_bytes / WAKEUP_FRACTION;
+	t->skel->rodata->aggregate = t->opts.aggregate;
 	ret = bpf_map__set_max_entries(t->skel->maps.events, t->ringbuf_bytes);
 	if (ret) {
 		snprintf(err, errlen, "cannot size the ring buffer to %zu bytes: %s",
@@ -709,6 +710,35 @@ uint64_t tracer_drops(struct tracer *t, uint64_t drops[FSAIO_DROP__COUNT])
 	}
 	free(vals);
 	return sum;
+}
+
+int tracer_read_agg(struct tracer *t, struct fsaio_agg *out)
+{
+	struct fsaio_agg *vals;
+	__u32 zero = 0;
+	int i, e, k;
+
+	memset(out, 0, sizeof(*out));
+	if (!t || !t->skel || t->ncpus <= 0)
+		return -EINVAL;
+	vals = calloc(t->ncpus, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.agg), &zero, vals)) {
+		int err = -errno;
+
+		free(vals);
+		return err;
+	}
+	for (i = 0; i < t->ncpus; i++) {
+		for (e = 0; e < FSAIO_ENGINE__COUNT; e++)
+			for (k = 0; k < FSAIO_AGG__COUNT; k++)
+				out->c[e][k] += vals[i].c[e][k];
+		out->counted += vals[i].counted;
+		out->sent += vals[i].sent;
+	}
+	free(vals);
+	return 0;
 }
 
 uint64_t tracer_lost(struct tracer *t)

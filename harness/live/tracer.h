@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "bpf/fsaio.h"
+#include "bpf/fsaio_agg.h"
 #include "core/features.h"	/* FEAT_* */
 
 struct tracer_opts {
@@ -20,6 +21,8 @@ struct tracer_opts {
 	bool no_fentry;		/* don't try fentry/fexit even if they load */
 	const char *comm;	/* trace only tasks with this comm, if set */
 	size_t ringbuf_bytes;	/* 0: default (8 MiB) */
+	bool aggregate;		/* count records in BPF (fsaio_agg.h), send only
+				 * sleeps, exits and anomalies (fsaio trace) */
 };
 
 struct tracer;
@@ -47,6 +50,10 @@ int tracer_poll(struct tracer *t, int timeout_ms, tracer_record_fn fn, void *ctx
 uint64_t tracer_drops(struct tracer *t, uint64_t drops[FSAIO_DROP__COUNT]);
 /* The sum alone. */
 uint64_t tracer_lost(struct tracer *t);
+
+/* With opts.aggregate: the counts so far, summed over CPUs, into *out.
+ * 0 or a negative errno. */
+int tracer_read_agg(struct tracer *t, struct fsaio_agg *out);
 
 /* The kernel symbols the tracer loaded (NULL if /proc/kallsyms was
  * unreadable); valid until tracer_close(). */

@@ -165,6 +165,7 @@ static json_object *json_run(const struct run_result *r, const char *mode)
 	json_object_object_add(o, "lost_events", json_u64(s->lost));
 	json_object_object_add(o, "lost_by_cause", json_losses(s));
 	json_object_object_add(o, "records", json_u64(s->records));
+	json_object_object_add(o, "records_counted_in_kernel", json_u64(s->aggregated));
 	return o;
 }
 

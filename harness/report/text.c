@@ -150,7 +150,10 @@ void report_text_stats(FILE *f, const struct checker_stats *s)
 				hist_text(f, c);
 		}
 	}
-	fprintf(f, "\nrecords %" PRIu64 ", lost %" PRIu64, s->records, s->lost);
+	fprintf(f, "\nrecords %" PRIu64, s->records);
+	if (s->aggregated)
+		fprintf(f, " (and %" PRIu64 " counted in the kernel)", s->aggregated);
+	fprintf(f, ", lost %" PRIu64, s->lost);
 	report_text_losses(f, s);
 	fprintf(f, ", malformed %" PRIu64 "\n", s->malformed);
 }

@@ -615,9 +615,14 @@ t_trace_under_load() {
 	$FSAIO trace -d 6 -i 2 --json "$WORK/load.json" >"$WORK/load.out" 2>&1; rc=$?
 	wait $fpid
 	[[ $rc -eq $EXIT_PASS ]] || fail "rc=$rc: $(tail -3 "$WORK/load.out")"
-	echo "# fio io_uring cached randread $(jq '.jobs[0].read.iops|floor' "$WORK/hot.json") IOPS while traced; records $(jq '.runs[0].records' "$WORK/load.json"), lost $(jq '.lost_events' "$WORK/load.json")"
+	local sub recs
+	sub=$(jq '.engines.io_uring.submitted' "$WORK/load.json")
+	recs=$(jq '.runs[0].records' "$WORK/load.json")
+	echo "# fio io_uring cached randread $(jq '.jobs[0].read.iops|floor' "$WORK/hot.json") IOPS while traced; records $recs for $sub io_uring requests ($(jq '.runs[0].records_counted_in_kernel' "$WORK/load.json") counted in the kernel), lost $(jq '.lost_events' "$WORK/load.json")"
 	[[ $(jq '.lost_events' "$WORK/load.json") -eq 0 ]] || fail "lost events"
-	[[ $(jq '.engines.io_uring.submitted' "$WORK/load.json") -gt 10000 ]] || fail "too few io_uring requests traced"
+	[[ $sub -gt 10000 ]] || fail "too few io_uring requests traced"
+	# requests are counted in the kernel: records are sleeps and exits
+	((recs * 100 < sub)) || fail "$recs records for $sub requests: not aggregated in the kernel"
 }
 TESTS+=(t_trace_under_load)
 
@@ -649,6 +654,41 @@ t_trace_filters() {
 		fail "trace -p: $(jq -c '[.engines.libaio.submitted,.engines.io_uring.submitted]' "$WORK/pid.json")"
 }
 TESTS+=(t_trace_filters)
+
+# The kernel's counts (fsaio trace) and the checker's from every record
+# (fsaio trace -E, as fsaio check counts) agree on the same programs:
+# 64 io_uring reads, 64 libaio reads, a multishot read; exact.
+t_trace_aggregate_agrees() {
+	need_root
+	local mode rc f opt
+	mkdir -p "$WORK/ag"
+	for mode in agg per-event; do
+		f=$WORK/ag-$mode
+		rm -f "$f.fifo"; mkfifo "$f.fifo"
+		sh -c 'read _; w='"$PWD"'/.output/workloads; $w/uring_read_batch -d '"$WORK/ag"' &&
+		       $w/aio_read_batch -d '"$WORK/ag"' && $w/uring_read_multishot -d '"$WORK/ag" \
+			<"$f.fifo" >/dev/null 2>&1 &
+		local pid=$!
+		( sleep 2; echo go >"$f.fifo" ) &
+		opt=()
+		[[ $mode == agg ]] || opt=(--per-event)
+		$FSAIO trace -d 6 -i 0 -p $pid "${opt[@]}" --json "$f.json" >"$f.out" 2>&1; rc=$?
+		wait
+		[[ $rc -eq $EXIT_PASS ]] || fail "trace ($mode) rc=$rc: $(tail -2 "$f.out")"
+	done
+	local q='[.engines.libaio.submitted,.engines.libaio.completed,.engines.io_uring.submitted,.engines.io_uring.completed]'
+	local a e
+	a=$(jq -c "$q" "$WORK/ag-agg.json"); e=$(jq -c "$q" "$WORK/ag-per-event.json")
+	echo "# libaio/io_uring submitted,completed: kernel counts $a, per event $e; records $(jq '.runs[0].records' "$WORK/ag-agg.json") vs $(jq '.runs[0].records' "$WORK/ag-per-event.json")"
+	[[ $a == "$e" ]] || fail "the kernel's counts $a differ from the checker's $e"
+	[[ $(jq '.engines.libaio.submitted' "$WORK/ag-agg.json") -eq 64 &&
+	   $(jq '.engines.libaio.completed' "$WORK/ag-agg.json") -eq 64 ]] || fail "libaio: $a, want 64 64"
+	[[ $(jq '.runs[0].records_counted_in_kernel' "$WORK/ag-agg.json") -gt 128 ]] ||
+		fail "nothing counted in the kernel"
+	[[ $(jq '.runs[0].records_counted_in_kernel' "$WORK/ag-per-event.json") -eq 0 ]] ||
+		fail "-E counted in the kernel"
+}
+TESTS+=(t_trace_aggregate_agrees)
 
 # fsaio trace --stacks: where a traced program slept, by stack.  On a stock
 # kernel io_submit sleeps in folio_wait_bit_common under io_submit_one.

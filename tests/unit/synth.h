@@ -31,8 +31,14 @@ static inline struct fsaio_record synth_rec(int type, int engine, uint32_t tgid,
 	return r;
 }
 
+/* When set, every record fed is counted there too, as the BPF side counts
+ * it in aggregate mode (test_aggregate.c compares the two). */
+static struct fsaio_agg *synth_agg;
+
 static inline void synth_feed(struct checker *c, const struct fsaio_record *r)
 {
+	if (synth_agg)
+		fsaio_agg_account(synth_agg, r);
 	synth_rc |= checker_feed(c, r);
 }
 

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * In-kernel aggregation for `fsaio trace` (issue 13).  With the BPF side's
+ * `aggregate` switch on, every record is still built as for `fsaio check`,
+ * in a per-CPU scratch slot instead of the ring buffer, and counted here;
+ * only what a person must see one by one (fsaio_agg_sends()) goes on to
+ * the ring.  Traffic is then O(sleeps and anomalies), not O(requests).
+ *
+ * Shared by the BPF object and the harness (like fsaio.h): the harness's
+ * unit tests drive fsaio_agg_account() and the checker with the same
+ * synthetic streams, so there is one definition of each count.
+ *
+ * The counts are of events, not of requests: a request the checker would
+ * fold (a completion without a CQE, IOSQE_CQE_SKIP_SUCCESS; one reaped
+ * twice) is what --per-event and `fsaio check` judge.
+ */
+#ifndef FSAIO_AGG_H
+#define FSAIO_AGG_H
+
+#include "fsaio.h"
+
+/* Per engine; the names are the checker's engine_stats fields. */
+enum fsaio_agg_counter {
+	FSAIO_AGG_SUBMITTED,	/* libaio: io_submit returns; io_uring: SQEs */
+	FSAIO_AGG_COMPLETED,	/* libaio: io_events reaped; io_uring: final CQEs */
+	FSAIO_AGG_ERRORS,	/* of those, res < 0 */
+	FSAIO_AGG_RETRIES,
+	FSAIO_AGG_WAKES,
+	FSAIO_AGG_RESUMES,
+	FSAIO_AGG_PUNTS,
+	FSAIO_AGG_SUBMIT_CALLS,
+	FSAIO_AGG_SUBMIT_NS,
+	FSAIO_AGG_FAILED_INIT,
+	FSAIO_AGG_CQ_OVERFLOW,
+	FSAIO_AGG_CQ_DROPPED,
+	FSAIO_AGG_ZC_NOTIFS,
+	FSAIO_AGG__COUNT,
+};
+
+struct fsaio_agg {
+	__u64 c[FSAIO_ENGINE__COUNT][FSAIO_AGG__COUNT];
+	__u64 counted;		/* records counted here and not sent */
+	__u64 sent;		/* records sent on to the ring buffer */
+};
+
+#define FSAIO_CQE_F_MORE	(1u << 1)	/* IORING_CQE_F_MORE */
+#define FSAIO_CQE_F_NOTIF	(1u << 3)	/* IORING_CQE_F_NOTIF */
+
+/*
+ * Records that still go to the ring buffer when aggregating: sleeps (their
+ * stacks classify the wait site; a sleep inside a submit is the finding),
+ * process exits and io_destroy (the tracker's lifecycle), and the
+ * anomalies a worker or a failed chain reports.
+ */
+FSAIO_INLINE int fsaio_agg_sends(__u16 type)
+{
+	switch (type) {
+	case FSAIO_EV_SLEEP:
+	case FSAIO_EV_PROC_EXIT:
+	case FSAIO_EV_IO_DESTROY:
+	case FSAIO_EV_LINK_FAIL:
+	case FSAIO_EV_WORKER_KEPT:
+		return 1;
+	}
+	return 0;
+}
+
+/* Count one record.  Pure: the same stream gives the same counts in BPF
+ * and in the unit tests. */
+FSAIO_INLINE void fsaio_agg_account(struct fsaio_agg *a, const struct fsaio_record *r)
+{
+	__u8 e = r->engine < FSAIO_ENGINE__COUNT ? r->engine : 0;
+	__u64 *c = a->c[e];
+	__u32 cflags = (__u32)r->arg0;
+
+	switch (r->type) {
+	case FSAIO_EV_SUBMIT:
+		/* libaio: counted from what io_submit() accepted (SUBMIT_DONE),
+		 * which leaves out the iocbs it rejected */
+		if (e == FSAIO_ENGINE_IO_URING) {
+			c[FSAIO_AGG_SUBMITTED]++;
+			if (r->flags & FSAIO_F_FAILED_INIT)
+				c[FSAIO_AGG_FAILED_INIT]++;
+		}
+		break;
+	case FSAIO_EV_SUBMIT_DONE:
+		c[FSAIO_AGG_SUBMIT_CALLS]++;
+		c[FSAIO_AGG_SUBMIT_NS] += r->arg1;
+		if (e == FSAIO_ENGINE_LIBAIO && r->res > 0)
+			c[FSAIO_AGG_SUBMITTED] += r->res;
+		break;
+	case FSAIO_EV_REAP:
+		c[FSAIO_AGG_COMPLETED]++;
+		if (r->res < 0)
+			c[FSAIO_AGG_ERRORS]++;
+		break;
+	case FSAIO_EV_COMPLETE:
+		/* libaio: the kernel's side of what REAP counts */
+		if (e != FSAIO_ENGINE_IO_URING)
+			break;
+		if (r->flags & FSAIO_F_OVERFLOW) {
+			c[FSAIO_AGG_CQ_OVERFLOW]++;
+			if (r->flags & FSAIO_F_DROPPED)
+				c[FSAIO_AGG_CQ_DROPPED]++;
+		}
+		/* a zero-copy send ends with its notification (its own CQE
+		 * has F_MORE then); a multishot request with its CQE without
+		 * F_MORE */
+		if (cflags & FSAIO_CQE_F_NOTIF) {
+			c[FSAIO_AGG_ZC_NOTIFS]++;
+			c[FSAIO_AGG_COMPLETED]++;
+		} else if (!(cflags & FSAIO_CQE_F_MORE)) {
+			c[FSAIO_AGG_COMPLETED]++;
+			if (r->res < 0)
+				c[FSAIO_AGG_ERRORS]++;
+		}
+		break;
+	case FSAIO_EV_RETRY:
+		c[FSAIO_AGG_RETRIES]++;
+		break;
+	case FSAIO_EV_WAKE:
+		c[FSAIO_AGG_WAKES]++;
+		break;
+	case FSAIO_EV_RESUME:
+		c[FSAIO_AGG_RESUMES]++;
+		break;
+	case FSAIO_EV_PUNT:
+		c[FSAIO_AGG_PUNTS]++;
+		break;
+	}
+	if (fsaio_agg_sends(r->type))
+		a->sent++;
+	else
+		a->counted++;
+}
+
+#endif /* FSAIO_AGG_H */
