@@ -9,7 +9,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PKGS=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
-      libaio-dev liburing-dev libjson-c-dev libgsl-dev fio e2fsprogs util-linux kmod jq xfsprogs gnuplot-nox)
+      libaio-dev liburing-dev libjson-c-dev libgsl-dev fio e2fsprogs util-linux kmod jq xfsprogs gnuplot-nox
+      bpftrace)	# bpftrace: make bench measures fsaio trace against its one-liner
 # f2fs-tools, btrfs-progs: ci/vm/vm-run.sh --disks f2fs,btrfs formats those
 # scratch disks on the host (the guest runs the host's root, mkfs included).
 VM_PKGS=(linux-source-6.12 qemu-system-x86 busybox-static cpio bc bison flex

@@ -7,9 +7,11 @@
 #
 # Parts:
 #   tracer       host: 4 KiB cached random reads (fio psync, io_uring) without
-#                and with `fsaio trace` attached, interleaved A/B pairs; the
-#                highest event rate traced with zero lost records; a perf
-#                profile of where the traced run's CPU time goes
+#                tracing, under `fsaio trace`, under `fsaio check -- fio` and
+#                under the bpftrace one-liner a user would pick instead,
+#                interleaved in that order; the highest event rate traced
+#                with zero lost records; a perf profile of where the traced
+#                run's CPU time goes
 #   syncpath,    VM: run by the hook ci/bench/bench-vm.sh PARTS_DIR if it exists
 #   fsaio-table  (cached stock/patched kernels); else recorded as skipped
 #
@@ -44,7 +46,15 @@ FILE_SIZE=128m		# the cached file: fits in memory, larger than the CPU caches
 # QEMU guests and other background work on a shared machine; in tracer.json.
 NICE=${BENCH_NICE:--20}
 URING_DEPTH=8
-GOAL_TRACED=">= 0.97"	# issue 5: at most 3% throughput loss under tracing
+# issue 13's goals, fio CPU per read untraced / traced (median of tuples)
+declare -A GOAL_TRACE=([psync]=">= 0.99" [io_uring]=">= 0.95")
+declare -A GOAL_CHECK=([psync]="" [io_uring]=">= 0.80")
+GOAL_VS_BPFTRACE=">= 1.0"	# bpftrace CPU per read / fsaio trace's: costs no more
+# The peer: count io_uring completions per command and D-state sleeps per
+# kernel stack (what fsaio trace's tables say), as a bpftrace user would.
+BPFTRACE_PROG='tracepoint:io_uring:io_uring_complete { @cqes[comm] = count(); }
+tracepoint:sched:sched_switch /args->prev_state == 2/ { @dsleep[kstack] = count(); }'
+MODES=(untraced traced check bpftrace)
 
 [[ ${1:-} == -h || ${1:-} == --help ]] && usage "$EXIT_PASS"
 [[ $# -eq 0 ]] || usage_error "no arguments: the environment says what to run"
@@ -52,9 +62,10 @@ GOAL_TRACED=">= 0.97"	# issue 5: at most 3% throughput loss under tracing
 	usage_error "BENCH_RUNTIME and BENCH_PAIRS must be positive integers"
 ((PAIRS >= 3)) || warn "BENCH_PAIRS=$PAIRS: fewer than 3 pairs give a poor spread"
 
-WORK= TPID= PINPID= TCPU= TCPU0= ERRORS=0
+WORK= TPID= BPID= PINPID= TCPU= TCPU0= ERRORS=0
 cleanup() {
 	[[ -n $TPID ]] && kill -INT "$TPID" 2>/dev/null && wait "$TPID" 2>/dev/null
+	[[ -n $BPID ]] && kill -INT "$BPID" 2>/dev/null && wait "$BPID" 2>/dev/null
 	[[ -n $PINPID ]] && kill -TERM "$PINPID" 2>/dev/null && wait "$PINPID" 2>/dev/null
 	[[ -n $WORK && -d $WORK ]] && rm -rf "$WORK"
 }
@@ -133,6 +144,34 @@ trace_stop() {
 	fi
 }
 
+# bpftrace_start OUT / bpftrace_stop: the peer one-liner in the background,
+# returning once it printed "Attaching N probes"; its own CPU in TCPU.
+bpftrace_start() {
+	local i
+	nice -n "$NICE" bpftrace -e "$BPFTRACE_PROG" >"$1" 2>"$1.err" &
+	BPID=$!
+	for ((i = 0; i < 300; i++)); do
+		if grep -q '^Attaching' "$1"; then
+			sleep 0.5	# "Attaching" comes before the probes are live
+			TCPU0=$(proc_cpu "$BPID")
+			return 0
+		fi
+		kill -0 "$BPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	msg "bpftrace did not attach: $(tail -2 "$1.err" | tr '\n' ' ')"
+	kill -INT "$BPID" 2>/dev/null
+	wait "$BPID"
+	BPID=
+	return 1
+}
+bpftrace_stop() {
+	TCPU=$(awk -v a="$(proc_cpu "$BPID")" -v b="${TCPU0:-0}" 'BEGIN { print a - b }')
+	kill -INT "$BPID"
+	wait "$BPID"
+	BPID=
+}
+
 # one_run MODE LABEL ENGINE [fio options]: one measured run; appends a row to
 # $WORK/runs.tsv: mode label engine iops ios runtime_ms records lost
 # tracer_cpu_s fio_cpu_s
@@ -141,16 +180,31 @@ one_run() {
 	local -a cmd
 	shift 3
 	mapfile -t cmd < <(fio_args "$engine" "$@")
-	if [[ $mode == traced ]]; then
+	case $mode in
+	traced)
 		trace_start "$WORK/$label.trace.json" || return 1
 		run_fio "$label" "${cmd[@]}" || { trace_stop "$WORK/$label.trace.json"; return 1; }
 		trace_stop "$WORK/$label.trace.json" || return 1
 		cpu=${TCPU:-0}
 		rec=$(jq '.runs[0].records' "$WORK/$label.trace.json")
 		lost=$(jq '.lost_events' "$WORK/$label.trace.json")
-	else
+		;;
+	check)	# every event to user space and judged, as in CI
+		cmd=(nice -n "$NICE" "$FSAIO" check --json "$WORK/$label.check.json" -- "${cmd[@]}")
 		run_fio "$label" "${cmd[@]}" || return 1
-	fi
+		rec=$(jq '.runs[0].records' "$WORK/$label.check.json")
+		lost=$(jq '.lost_events' "$WORK/$label.check.json")
+		;;
+	bpftrace)
+		bpftrace_start "$WORK/$label.bt" || return 1
+		run_fio "$label" "${cmd[@]}" || { bpftrace_stop; return 1; }
+		bpftrace_stop
+		cpu=${TCPU:-0}
+		;;
+	*)
+		run_fio "$label" "${cmd[@]}" || return 1
+		;;
+	esac
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$label" "$engine" \
 		"$(jq '.jobs[0].read.iops' "$WORK/$label.json")" \
 		"$(jq '.jobs[0].read.total_ios' "$WORK/$label.json")" \
@@ -158,11 +212,12 @@ one_run() {
 		"$(jq '.jobs[0] | (.usr_cpu + .sys_cpu) / 100 * .read.runtime / 1000' "$WORK/$label.json")" \
 		>>"$WORK/runs.tsv"
 	# The exact command, for bench.json.
-	printf '%s\t%s\n' "$label" "$( [[ $mode == traced ]] &&
-		printf '%s ' nice -n "$NICE" "$FSAIO" trace -i 0 --json T.json '&' ; printf '%q ' "${cmd[@]}")" \
-		>>"$WORK/commands.tsv"
+	printf '%s\t%s\n' "$label" "$(case $mode in
+		traced) printf '%s ' nice -n "$NICE" "$FSAIO" trace -i 0 --json T.json '&' ;;
+		bpftrace) printf '%s ' nice -n "$NICE" bpftrace -e "'$BPFTRACE_PROG'" '&' ;;
+		esac; printf '%q ' "${cmd[@]}")" >>"$WORK/commands.tsv"
 	printf '  %-20s %10.0f IOPS' "$label" "$(jq '.jobs[0].read.iops' "$WORK/$label.json")" >&2
-	[[ $mode == traced ]] && printf '  records %s lost %s' "$rec" "$lost" >&2
+	[[ $mode == traced || $mode == check ]] && printf '  records %s lost %s' "$rec" "$lost" >&2
 	echo >&2
 }
 
@@ -184,13 +239,13 @@ perf_profile() {
 }
 
 part_tracer() {
-	local t0 eng p i c sweep_ok=1
+	local t0 eng p i c m sweep_ok=1
 	t0=$(now)
 	if [[ $(id -u) -ne 0 ]]; then
 		part_stub tracer skipped "needs root (BPF tracing)"
 		return
 	fi
-	for c in fio jq "$FSAIO"; do
+	for c in fio jq bpftrace "$FSAIO"; do
 		command -v "$c" >/dev/null ||
 			{ part_stub tracer error "$c not found (run make, ci/install-deps.sh)"; return; }
 	done
@@ -214,13 +269,14 @@ part_tracer() {
 	grep -q '^fsaio: pinned' "$WORK/pin.log" ||
 		{ part_stub tracer error "could not pin the test file: $(tail -1 "$WORK/pin.log")"; return; }
 	msg "tracer: $(cat "$WORK/pin.log")"
-	# Interleaved A/B pairs: untraced, traced, untraced, traced, ...
+	# Interleaved tuples: untraced, fsaio trace, fsaio check, bpftrace, ...
 	for eng in psync io_uring; do
-		msg "tracer: $eng, $PAIRS pairs of ${RUNTIME} s runs, untraced then traced"
+		msg "tracer: $eng, $PAIRS rounds of ${RUNTIME} s runs: ${MODES[*]}"
 		for ((p = 1; p <= PAIRS; p++)); do
-			one_run untraced "$eng-untraced-$p" "$eng" &&
-				one_run traced "$eng-traced-$p" "$eng" ||
-				{ part_stub tracer error "a measured run failed (see above)"; return; }
+			for m in "${MODES[@]}"; do
+				one_run "$m" "$eng-$m-$p" "$eng" ||
+					{ part_stub tracer error "a measured run failed (see above)"; return; }
+			done
 		done
 	done
 	# Higher offered event rates than one io_uring job: two jobs (every CPU
@@ -266,7 +322,10 @@ fill_notes() {
 tracer_json() {
 	jq -n --arg schema "$SCHEMA" --arg kernel "$(uname -r)" --argjson seconds "$1" \
 	      --argjson runtime "$RUNTIME" --argjson pairs "$PAIRS" --arg size "$FILE_SIZE" \
-	      --argjson depth "$URING_DEPTH" --arg goal "$GOAL_TRACED" --argjson nice "$NICE" \
+	      --argjson depth "$URING_DEPTH" --argjson nice "$NICE" \
+	      --arg gtp "${GOAL_TRACE[psync]}" --arg gtu "${GOAL_TRACE[io_uring]}" \
+	      --arg gcp "${GOAL_CHECK[psync]}" --arg gcu "${GOAL_CHECK[io_uring]}" \
+	      --arg gbt "$GOAL_VS_BPFTRACE" --arg btprog "$BPFTRACE_PROG" \
 	      --rawfile runs "$WORK/runs.tsv" --rawfile cmds "$WORK/commands.tsv" \
 	      --rawfile prof "$WORK/profile.tsv" '
 	def rows($s): $s | split("\n") | map(select(length > 0) | split("\t"));
@@ -281,18 +340,28 @@ tracer_json() {
 	| (rows($prof) | map({key: .[0], value: (.[1] | tonumber)}) | from_entries) as $pf
 	| {psync: "psync_4k", io_uring: "io_uring_4k_qd\($depth)"} as $grp
 	| {psync: "fio psync", io_uring: "fio io_uring iodepth \($depth)"} as $cfg
-	| def pairs($e; $m): $r | map(select(.engine == $e and .mode == $m and (.label | test("-(un)?traced-[0-9]+$"))));
+	| def pairs($e; $m): $r | map(select(.engine == $e and .mode == $m and (.label | test("-(untraced|traced|check|bpftrace)-[0-9]+$"))));
+	  def nz: if . == "" then null else . end;
+	  {psync: ($gtp | nz), io_uring: ($gtu | nz)} as $gtrace
+	| {psync: ($gcp | nz), io_uring: ($gcu | nz)} as $gcheck
+	|
 	  def fig($id; $metric; $config; $vals; $unit; $cmd):
 	    {id: $id, metric: $metric, config: $config, stat: "median", unit: $unit,
 	     samples: $vals, kernel: $kernel, command: $cmd};
 	  def desc($e): "\($cfg[$e]) 4 KiB randread of a cached \($size) file, 1 job, \($runtime) s runs";
-	  def ratio($id; $metric; $num; $den; $vals; $note):
+	  def ratio($id; $metric; $num; $den; $vals; $goal; $note):
 	    {id: $id, metric: $metric, num: $num, den: $den, stat: "median", digits: 3,
 	     samples: [$vals[] | r3], goal: $goal, note: $note};
 	[ "psync", "io_uring" ] as $engines
 	| [ $engines[] as $e | pairs($e; "untraced") as $u | pairs($e; "traced") as $t
+	    | pairs($e; "check") as $k | pairs($e; "bpftrace") as $b
 	    | [range(0; [$u, $t] | map(length) | min)] as $ix
-	    | {e: $e, g: $grp[$e], u: $u, t: $t,
+	    | [range(0; [$u, $k] | map(length) | min)] as $kx
+	    | [range(0; [$t, $b] | map(length) | min)] as $bx
+	    | {e: $e, g: $grp[$e], u: $u, t: $t, k: $k, b: $b,
+	       check_pair: [$kx[] | $u[.].cpu_ns / $k[.].cpu_ns],
+	       bt_pair: [$bx[] | $u[.].cpu_ns / $b[.].cpu_ns],
+	       bt_vs_trace: [$bx[] | $b[.].cpu_ns / $t[.].cpu_ns],
 	       pair: [$ix[] | $t[.].iops / $u[.].iops],
 	       cpu_pair: [$ix[] | $u[.].cpu_ns / $t[.].cpu_ns],
 	       add_cpu: [$ix[] | $t[.].cpu_ns - $u[.].cpu_ns],
@@ -309,7 +378,7 @@ tracer_json() {
 	| {
 	  schema: $schema, part: "tracer", status: "ok", kernel: $kernel, seconds: ($seconds | round),
 	  config: {runtime_s: $runtime, pairs: $pairs, file_size: $size, io_uring_depth: $depth, nice: $nice,
-	           order: "untraced, traced, untraced, traced, ... (A/B interleaved)",
+	           order: "untraced, fsaio trace, fsaio check, bpftrace, untraced, ... (interleaved tuples)",
 	           tracer: "fsaio trace -i 0 (all tasks), attached before fio starts",
 	           summary: "value = median of samples; ratios = median of per-pair ratios; stddev = sample standard deviation (fsaio bench stats)"},
 	  figures: ([ $E[] | . as $x |
@@ -331,7 +400,20 @@ tracer_json() {
 	          [.t[] | .records / .ios | r3]; "records"; $cmd[.t[0].label]),
 	      fig("tracer.traced.\(.g).consumer_cpu"; "cpu"; desc(.e) + ": CPU time of the fsaio trace process after attaching / fio runtime";
 	          [.t[] | .tracer_cpu / .runtime_s * 100 | r3]; "%CPU"; $cmd[.t[0].label]),
-	      fig("tracer.traced.\(.g).lost"; "lost_records"; desc(.e); [.t[].lost]; "records"; $cmd[.t[0].label])
+	      fig("tracer.traced.\(.g).lost"; "lost_records"; desc(.e); [.t[].lost]; "records"; $cmd[.t[0].label]),
+	      (if (.k | length) > 0 then
+	        fig("tracer.check.\(.g).cpu_ns_per_io"; "cost"; desc(.e) + ", under fsaio check -- fio (every event to user space, judged): fio user+system CPU time per read";
+	            [.k[].cpu_ns | r0]; "ns"; $cmd[.k[0].label]),
+	        fig("tracer.check.\(.g).records_per_io"; "records_per_io"; desc(.e) + ", under fsaio check";
+	            [.k[] | .records / .ios | r3]; "records"; $cmd[.k[0].label]),
+	        fig("tracer.check.\(.g).lost"; "lost_records"; desc(.e) + ", under fsaio check"; [.k[].lost]; "records"; $cmd[.k[0].label])
+	       else empty end),
+	      (if (.b | length) > 0 then
+	        fig("tracer.bpftrace.\(.g).cpu_ns_per_io"; "cost"; desc(.e) + ", under the bpftrace one-liner (io_uring_complete per comm, D-state sleeps per kernel stack): fio user+system CPU time per read";
+	            [.b[].cpu_ns | r0]; "ns"; $cmd[.b[0].label]),
+	        fig("tracer.bpftrace.\(.g).consumer_cpu"; "cpu"; desc(.e) + ": CPU time of the bpftrace process after attaching / fio runtime";
+	            [.b[] | .tracer_cpu / .runtime_s * 100 | r3]; "%CPU"; $cmd[.b[0].label])
+	       else empty end)
 	    ]
 	    + ($r | map(select(.label | test("2jobs|rate"))) | map(
 	      fig("tracer.traced.sweep_\(.label | sub("^io_uring-"; "")).records_per_s"; "event_rate";
@@ -356,17 +438,30 @@ tracer_json() {
 	            command: "perf record -e cpu-clock -F 1999 -g -- fio ... (under fsaio trace)"}) end)),
 	  ratios: [ $E[] | . as $x
 	    | ratio("tracer.\(.g).traced_over_untraced"; "throughput_ratio";
-	            "tracer.traced.\(.g).iops"; "tracer.untraced.\(.g).iops"; .pair;
+	            "tracer.traced.\(.g).iops"; "tracer.untraced.\(.g).iops"; .pair; null;
 	            "wall-clock IOPS traced / untraced, median of \(.pair | length) adjacent pairs; on a shared machine this moves with the neighbours, see cpu_traced_over_untraced"),
 	      ratio("tracer.\(.g).cpu_traced_over_untraced"; "throughput_ratio";
-	            "tracer.untraced.\(.g).cpu_ns_per_io"; "tracer.traced.\(.g).cpu_ns_per_io"; .cpu_pair;
+	            "tracer.untraced.\(.g).cpu_ns_per_io"; "tracer.traced.\(.g).cpu_ns_per_io"; .cpu_pair; $gtrace[.e];
 	            (if .e == "psync" then
 	               "fio CPU per read untraced / traced = the throughput ratio on a CPU of its own. pread makes no trace records (@{tracer.traced.\(.g).records_per_io|r3}@ per read, from other tasks); what is left is what every syscall pays while fsaio attaches syscalls:* tracepoints (syscall_trace_enter/exit slow path): @{tracer.traced.\(.g).added_cpu_ns_per_io|r0}@ ns per read"
 	             else
-	               "the issue 5 goal (3% loss at the highest event rate one core produces), as fio CPU per read untraced / traced = the throughput ratio on a CPU of its own: each read makes @{tracer.traced.\(.g).records_per_io|r3}@ records (io_uring submit + complete, io_uring_enter entry/exit per batch), @{tracer.traced.\(.g).records_per_s|r0}@ records/s; tracing adds @{tracer.traced.\(.g).added_cpu_ns_per_io|r0}@ ns of CPU per read (@{tracer.traced.\(.g).added_cpu_ns_per_record|r0}@ ns per record) where 3% would allow @{tracer.untraced.\(.g).cpu_ns_per_io*0.03|r0}@ ns"
+	               "issue 13: fio CPU per read untraced / traced = the throughput ratio on a CPU of its own. Requests are counted in the kernel (bpf/fsaio_agg.h): @{tracer.traced.\(.g).records_per_io|r3}@ ring-buffer records per read (@{tracer.check.\(.g).records_per_io|r3}@ under fsaio check); tracing adds @{tracer.traced.\(.g).added_cpu_ns_per_io|r0}@ ns of CPU per read (@{tracer.traced.\(.g).added_cpu_ns_per_record|r0}@ ns per record) where 3% would allow @{tracer.untraced.\(.g).cpu_ns_per_io*0.03|r0}@ ns"
 	               + (if $haveprof then "; perf: \($pf["trace_call_bpf"] // 0)% of the traced fio CPU is in BPF programs, \($pf["irq_work_queue"] // 0)% in ring-buffer wakeups (irq_work self-IPI: an APIC write, a VM exit in a guest), \($pf["syscall_trace_enter"] // 0)% in the syscall tracepoint entry path" else "" end)
 	               + "; \($lossline)"
-	             end)) ]
+	             end)),
+	      (if (.check_pair | length) > 0 then
+	        ratio("tracer.\(.g).cpu_check_over_untraced"; "throughput_ratio";
+	              "tracer.untraced.\(.g).cpu_ns_per_io"; "tracer.check.\(.g).cpu_ns_per_io"; .check_pair; $gcheck[.e];
+	              "fio CPU per read untraced / under fsaio check -- fio (every event recorded, sent and judged: @{tracer.check.\(.g).records_per_io|r3}@ records per read)")
+	       else empty end),
+	      (if (.bt_pair | length) > 0 then
+	        ratio("tracer.\(.g).cpu_bpftrace_over_untraced"; "throughput_ratio";
+	              "tracer.untraced.\(.g).cpu_ns_per_io"; "tracer.bpftrace.\(.g).cpu_ns_per_io"; .bt_pair; null;
+	              "fio CPU per read untraced / under the bpftrace one-liner: \($btprog | gsub("\n"; " "))"),
+	        ratio("tracer.\(.g).cpu_bpftrace_over_fsaio_trace"; "cost_ratio";
+	              "tracer.bpftrace.\(.g).cpu_ns_per_io"; "tracer.traced.\(.g).cpu_ns_per_io"; .bt_vs_trace; $gbt;
+	              "fio CPU per read under bpftrace / under fsaio trace, per adjacent tuple: >= 1 means fsaio trace costs no more than the one-liner a user would pick instead (which counts less: no submits, no retries, no sleep contexts)")
+	       else empty end) ]
 	}'
 }
 
