@@ -67,6 +67,7 @@ static const struct prog_desc progs[] = {
 	{ "fsaio_io_pgetevents_exit", PK_TP, "syscalls", "sys_exit_io_pgetevents", 0 },
 	{ "fsaio_io_uring_enter_enter", PK_TP, "syscalls", "sys_enter_io_uring_enter", 0 },
 	{ "fsaio_io_uring_enter_exit", PK_TP, "syscalls", "sys_exit_io_uring_enter", 0 },
+	{ "fsaio_uring_create", PK_TP, "io_uring", "io_uring_create", 0 },
 	{ "fsaio_uring_submit_req", PK_TP, "io_uring", "io_uring_submit_req", FEAT_IO_URING_TP },
 	{ "fsaio_uring_req_failed", PK_TP, "io_uring", "io_uring_req_failed", 0 },
 	{ "fsaio_uring_cqe_overflow", PK_TP, "io_uring", "io_uring_cqe_overflow", 0 },
