@@ -46,6 +46,9 @@ const volatile __u64 wakeup_bytes = 0;
 /* fsaio trace: count records in agg (fsaio_agg.h) and send only those
  * fsaio_agg_sends() names; a constant, so the verifier keeps one path. */
 const volatile bool aggregate = false;
+/* The fentry/fexit retry tier (section 7) is loaded: only then does a new
+ * io_uring request have an armed entry of a recycled req to drop. */
+const volatile bool armed_tier = false;
 
 /* Global record sequence; taken after a successful reserve. */
 __u64 fsaio_seq = 0;
@@ -307,12 +310,13 @@ static __always_inline void agg_submit(struct fsaio_record *r)
 
 /* Aggregate mode's hot paths: count an event without a record. */
 static __always_inline void agg_event(__u16 type, __u8 engine, __u8 flags, __s32 res,
-				      __u64 arg0)
+				      __u64 arg0, __u64 arg1)
 {
 	__u32 zero = 0;
 	struct fsaio_agg *a = bpf_map_lookup_elem(&agg, &zero);
 	struct fsaio_agg_event ev = {
-		.type = type, .engine = engine, .flags = flags, .res = res, .arg0 = arg0,
+		.type = type, .engine = engine, .flags = flags, .res = res,
+		.arg0 = arg0, .arg1 = arg1,
 	};
 
 	if (a)
@@ -745,9 +749,10 @@ static __always_inline int uring_new_request(__u64 ring, __u64 req, __u64 user_d
 	if (!trace_current())
 		return 0;
 	ring_track(ring);
-	bpf_map_delete_elem(&armed, &req);
+	if (armed_tier)
+		bpf_map_delete_elem(&armed, &req);
 	if (aggregate) {
-		agg_event(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING, rflags, res, opcode);
+		agg_event(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING, rflags, res, opcode, 0);
 		return 0;
 	}
 	r = rec_reserve(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING);
@@ -898,10 +903,10 @@ int fsaio_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 	if (!trace_ring_event((__u64)ctx->ctx))
 		return 0;
 	/* the lifecycle ends (multishot: only with its last CQE) */
-	if (req && !(ctx->cflags & (1U << 1)))	/* IORING_CQE_F_MORE */
+	if (armed_tier && req && !(ctx->cflags & (1U << 1)))	/* IORING_CQE_F_MORE */
 		bpf_map_delete_elem(&armed, &req);
 	if (aggregate) {	/* teardown_flag() is for the checker's eyes only */
-		agg_event(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 0, res, ctx->cflags);
+		agg_event(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 0, res, ctx->cflags, 0);
 		return 0;
 	}
 	r = rec_reserve(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING);
@@ -978,6 +983,11 @@ int fsaio_io_uring_enter_exit(struct trace_event_raw_sys_exit *ctx)
 		return 0;
 	ts = s->ts;
 	s->ts = 0;
+	if (aggregate) {
+		agg_event(FSAIO_EV_SUBMIT_DONE, FSAIO_ENGINE_IO_URING, 0, ctx->ret, s->nr,
+			  bpf_ktime_get_ns() - ts);
+		return 0;
+	}
 	r = rec_reserve(FSAIO_EV_SUBMIT_DONE, FSAIO_ENGINE_IO_URING);
 	if (!r)
 		return 0;

@@ -161,6 +161,21 @@ static bool is_write_iter(const char *bare)
 	return n > k && !strcmp(bare + n - k, sfx);
 }
 
+bool stack_in_uring_submit(const char *const *names, int n)
+{
+	char bare[128];
+	int i;
+
+	for (i = 0; names && i < n; i++) {
+		if (!names[i])
+			continue;
+		bare_name(names[i], bare, sizeof(bare));
+		if (!strcmp(bare, "io_submit_sqes"))
+			return true;
+	}
+	return false;
+}
+
 enum fsaio_wait_site classify_wait_site(const char *const *names, int n)
 {
 	enum fsaio_wait_site best = FSAIO_SITE_UNKNOWN;

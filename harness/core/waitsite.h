@@ -3,11 +3,16 @@
 #ifndef FSAIO_WAITSITE_H
 #define FSAIO_WAITSITE_H
 
+#include <stdbool.h>
 #include "bpf/fsaio.h"
 
 /* names[0] is the innermost frame.  NULL entries (unknown symbols) are
  * skipped.  Returns the most specific site (journal and writeback before
  * folio bit, folio bit before wait_bit action, io_schedule last). */
 enum fsaio_wait_site classify_wait_site(const char *const *names, int n);
+
+/* The stack is io_uring_enter() submitting (io_submit_sqes()): the
+ * submit context where no syscall tracepoint says so (fsaio trace). */
+bool stack_in_uring_submit(const char *const *names, int n);
 
 #endif

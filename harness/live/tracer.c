@@ -437,7 +437,16 @@ static int open_and_load(struct tracer *t, const char *comm, char *err, size_t e
 				 progs[i].prog);
 			return -ENOENT;
 		}
+		/* fsaio trace: io_uring_enter's calls and time are not worth a
+		 * syscall tracepoint program on every call (enrich_sleep()) */
+		if (t->opts.aggregate && (!strcmp(progs[i].prog, "fsaio_io_uring_enter_enter") ||
+					  !strcmp(progs[i].prog, "fsaio_io_uring_enter_exit")))
+			t->use[i] = false;
 		bpf_program__set_autoload(prog, t->use[i]);
+		/* the programs that fill the armed map */
+		if (t->use[i] && (!strcmp(progs[i].prog, "fsaio_fexit_get_pages") ||
+				  !strcmp(progs[i].prog, "fsaio_fentry_async_buf")))
+			t->skel->rodata->armed_tier = true;
 	}
 	ret = fsaio_bpf__load(t->skel);
 	if (ret)
@@ -762,6 +771,13 @@ static void enrich_sleep(const struct tracer *t, struct fsaio_record *rec)
 	for (i = 0; i < n; i++)
 		names[i] = ksyms_name(t->ksyms, rec->stack[i], NULL);
 	rec->site = classify_wait_site(names, n);
+	/* aggregating, io_uring_enter has no syscall tracepoints attached
+	 * (they put every syscall of every task on the slow path): the stack
+	 * says whether the sleep is inside its submit */
+	if (t->opts.aggregate && rec->ctx == FSAIO_CTX_OTHER && stack_in_uring_submit(names, n)) {
+		rec->ctx = FSAIO_CTX_SUBMIT_IO_URING;
+		rec->engine = FSAIO_ENGINE_IO_URING;
+	}
 }
 
 static int pend_grow(struct tracer *t)

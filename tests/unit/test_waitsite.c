@@ -313,6 +313,22 @@ TEST_F(stack, classified)
 					     wait_site_name(variant->site));
 }
 
+/* fsaio trace's io_uring submit context: a sleep under io_submit_sqes()
+ * (clone suffixes stripped), not one waiting for completions. */
+TEST(uring_submit_context_from_the_stack)
+{
+	const char *submit[] = { "__schedule", "folio_wait_bit_common", "filemap_read",
+				 "io_read", "io_issue_sqe", "io_submit_sqes.constprop.0",
+				 "__do_sys_io_uring_enter" };
+	const char *wait[] = { "__schedule", "schedule_hrtimeout", "io_cqring_wait",
+			       "__do_sys_io_uring_enter" };
+
+	EXPECT_TRUE(stack_in_uring_submit(submit, N(submit)));
+	EXPECT_FALSE(stack_in_uring_submit(wait, N(wait)));
+	EXPECT_FALSE(stack_in_uring_submit(submit, 5));
+	EXPECT_FALSE(stack_in_uring_submit(NULL, 0));
+}
+
 TEST(n_bounds_the_frames_read)
 {
 	const char *stack[] = { "__schedule", "schedule", "folio_wait_bit_common" };
