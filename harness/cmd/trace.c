@@ -110,6 +110,22 @@ static const struct checker_stats *stats_now(struct session *s, bool aggregate,
 	return buf;
 }
 
+/* VmRSS of this process in KiB, 0 if unreadable */
+static unsigned long rss_kib(void)
+{
+	unsigned long kib = 0;
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %lu kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
 static void print_periodic(double t, const struct checker_stats *st,
 			   uint64_t lost)
 {
@@ -154,6 +170,7 @@ int cmd_trace(int argc, char **argv)
 	struct session s;
 	double t0, next;
 	bool poll_failed = false;
+	unsigned long rss0, rss1;
 	int ret, i;
 
 	argp_err_exit_status = EXIT_USAGE;
@@ -190,6 +207,7 @@ int cmd_trace(int argc, char **argv)
 		topts.all_tasks ? "all tasks" : "selected tasks",
 		targs.duration ? "" : " until Ctrl-C",
 		verbose ? "features above" : "-v shows the features in use");
+	rss0 = rss_kib();
 	t0 = now_seconds();
 	next = t0 + (targs.interval ? targs.interval : 1e12);
 	while (!fsaio_interrupted) {
@@ -221,9 +239,15 @@ int cmd_trace(int argc, char **argv)
 	snprintf(run.name, sizeof(run.name), "trace");
 	snprintf(run.command, sizeof(run.command), "fsaio trace");
 	run.wall_seconds = now_seconds() - t0;
+	/* a live-system tracer must not grow: resident memory once attached
+	 * and at the end, in the text and in the JSON's workload_summary */
+	rss1 = rss_kib();
+	snprintf(run.summary_line, sizeof(run.summary_line),
+		 "fsaio trace: resident %lu KiB once attached, %lu KiB at the end", rss0, rss1);
 	st = checker_stats(run.checker);
 	printf("\n--- fsaio trace: %.1f s on %s ---\n", run.wall_seconds, kernel_release());
 	report_text_stats(stdout, st);
+	printf("%s\n", run.summary_line);
 	if (targs.stacks)
 		report_text_top_stacks(stdout, run.checker, targs.stacks);
 

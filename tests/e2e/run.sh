@@ -623,6 +623,12 @@ t_trace_under_load() {
 	[[ $sub -gt 10000 ]] || fail "too few io_uring requests traced"
 	# requests are counted in the kernel: records are sleeps and exits
 	((recs * 100 < sub)) || fail "$recs records for $sub requests: not aggregated in the kernel"
+	# and its memory does not grow with the load (a bound, not a timing)
+	local rss
+	rss=($(jq -r '.runs[0].workload_summary' "$WORK/load.json" | grep -oE '[0-9]+ KiB' | grep -oE '[0-9]+'))
+	echo "# resident ${rss[0]:-?} KiB once attached, ${rss[1]:-?} KiB at the end"
+	[[ ${#rss[@]} -eq 2 ]] || fail "no resident memory in the JSON"
+	((rss[1] <= rss[0] + 4096)) || fail "fsaio trace grew from ${rss[0]} to ${rss[1]} KiB"
 }
 TESTS+=(t_trace_under_load)
 
