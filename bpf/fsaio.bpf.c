@@ -892,33 +892,89 @@ int fsaio_uring_queue_async_work(struct trace_event_raw_io_uring_queue_async_wor
 	return 0;
 }
 
-SEC("tracepoint/io_uring/io_uring_complete")
-int fsaio_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
+/* A CQE posted (io_uring_complete), from either attachment below. */
+static __always_inline int uring_cqe(__u64 ring, __u64 req, __u64 user_data, __s32 res,
+				     __u32 cflags)
 {
 	struct fsaio_record *r;
-	__u64 req = (__u64)ctx->req;
-	__s32 res = ctx->res;
 
-	barrier_var(res);
-	if (!trace_ring_event((__u64)ctx->ctx))
+	if (!trace_ring_event(ring))
 		return 0;
 	/* the lifecycle ends (multishot: only with its last CQE) */
-	if (armed_tier && req && !(ctx->cflags & (1U << 1)))	/* IORING_CQE_F_MORE */
+	if (armed_tier && req && !(cflags & (1U << 1)))	/* IORING_CQE_F_MORE */
 		bpf_map_delete_elem(&armed, &req);
 	if (aggregate) {	/* teardown_flag() is for the checker's eyes only */
-		agg_event(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 0, res, ctx->cflags, 0);
+		agg_event(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 0, res, cflags, 0);
 		return 0;
 	}
 	r = rec_reserve(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING);
 	if (!r)
 		return 0;
-	r->req = (__u64)ctx->req;	/* may be 0 */
-	r->user_data = ctx->user_data;
+	r->req = req;	/* may be 0 */
+	r->user_data = user_data;
 	r->res = res;
-	r->arg0 = ctx->cflags;
-	r->flags = teardown_flag(ctx->ctx, res);
+	r->arg0 = cflags;
+	r->flags = teardown_flag((void *)ring, res);
 	rec_submit(r);
 	return 0;
+}
+
+SEC("tracepoint/io_uring/io_uring_complete")
+int fsaio_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
+{
+	/* fields read once, up front (see fsaio_uring_cqe_overflow) */
+	__u64 ring = (__u64)ctx->ctx, req = (__u64)ctx->req, ud = ctx->user_data;
+	__s32 res = ctx->res;
+	__u32 cflags = ctx->cflags;
+
+	barrier_var(res);
+	barrier_var(cflags);
+	return uring_cqe(ring, req, ud, res, cflags);
+}
+
+/*
+ * The same events as raw tracepoints: no perf_trace buffer, no
+ * trace_call_bpf (a classic tracepoint program cost about twice as much
+ * per event in a traced io_uring reader's profile).  The harness loads
+ * them when the kernel's BTF has the prototypes it knows (then not the
+ * classic twins): io_uring_submit_req(req) since 5.19; io_uring_complete
+ * (ctx, req, user_data, res, cflags, extra1, extra2) up to 6.x and
+ * (ctx, req, cqe) on newer kernels (uring_complete_cqe).
+ */
+const volatile bool uring_complete_cqe = false;
+
+SEC("raw_tp/io_uring_complete")
+int fsaio_uring_complete_raw(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 ring = ctx->args[0], req = ctx->args[1], ud;
+	__s32 res;
+	__u32 cflags;
+
+	if (uring_complete_cqe) {
+		struct io_uring_cqe *cqe = (void *)ctx->args[2];
+
+		ud = BPF_CORE_READ(cqe, user_data);
+		res = BPF_CORE_READ(cqe, res);
+		cflags = BPF_CORE_READ(cqe, flags);
+	} else {
+		ud = ctx->args[2];
+		res = (__s32)ctx->args[3];
+		cflags = (__u32)ctx->args[4];
+	}
+	return uring_cqe(ring, req, ud, res, cflags);
+}
+
+SEC("raw_tp/io_uring_submit_req")
+int fsaio_uring_submit_req_raw(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct io_kiocb *req = (void *)ctx->args[0];
+	__u64 flags = 0;
+
+	/* io_req_flags_t is 64-bit since 6.10, an int before */
+	bpf_core_read(&flags, bpf_core_field_size(req->flags), &req->flags);
+	return uring_new_request((__u64)BPF_CORE_READ(req, ctx), (__u64)req,
+				 BPF_CORE_READ(req, cqe.user_data), BPF_CORE_READ(req, opcode),
+				 flags, 0, 0);
 }
 
 SEC("tracepoint/io_uring/io_uring_task_work_run")

@@ -41,6 +41,9 @@ enum prog_kind {
 	PK_SWITCH_RAW,		/* raw_tp/sched_switch fallback */
 	PK_FENTRY,		/* fentry/fexit: needs the probe to load+attach */
 	PK_FSAIO_TP,		/* raw_tp on a patched kernel's fsaio:* event */
+	PK_RAW_TP,		/* raw_tp on a tracepoint whose prototype (kernel
+				 * BTF) is one we know; its classic PK_TP twin
+				 * (same name, later in progs[]) is then not used */
 };
 
 struct prog_desc {
@@ -68,6 +71,8 @@ static const struct prog_desc progs[] = {
 	{ "fsaio_io_uring_enter_enter", PK_TP, "syscalls", "sys_enter_io_uring_enter", 0 },
 	{ "fsaio_io_uring_enter_exit", PK_TP, "syscalls", "sys_exit_io_uring_enter", 0 },
 	{ "fsaio_uring_create", PK_TP, "io_uring", "io_uring_create", 0 },
+	{ "fsaio_uring_submit_req_raw", PK_RAW_TP, "io_uring", "io_uring_submit_req", FEAT_IO_URING_TP },
+	{ "fsaio_uring_complete_raw", PK_RAW_TP, "io_uring", "io_uring_complete", FEAT_IO_URING_TP },
 	{ "fsaio_uring_submit_req", PK_TP, "io_uring", "io_uring_submit_req", FEAT_IO_URING_TP },
 	{ "fsaio_uring_req_failed", PK_TP, "io_uring", "io_uring_req_failed", 0 },
 	{ "fsaio_uring_cqe_overflow", PK_TP, "io_uring", "io_uring_cqe_overflow", 0 },
@@ -114,6 +119,7 @@ struct tracer {
 	char why_prog[NR_PROGS][96];	/* per fentry target */
 	char why_ksyms[128];
 	bool fentry_load_fell_back;
+	bool skel_uring_complete_cqe;	/* rodata uring_complete_cqe at load */
 	bool fsaio_events_present;	/* some fsaio:* event exists */
 	char why_fsaio[128];		/* why FEAT_FSAIO_TP is off although present */
 	int ncpus;
@@ -237,6 +243,52 @@ static bool fsaio_event_exists(const struct tracer *t, const struct btf *vmlinux
 	return tp_exists(t, "fsaio", name);
 }
 
+/* Parameters of tracepoint name's prototype in the kernel's BTF (the
+ * typedef btf_trace_<name>, whose first parameter is the probe's data
+ * pointer), -1 if absent. */
+static int btf_tp_nargs(const struct btf *vmlinux, const char *name)
+{
+	const struct btf_type *t;
+	char tname[128];
+	int id;
+
+	snprintf(tname, sizeof(tname), "btf_trace_%s", name);
+	id = btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return -1;
+	t = btf__type_by_id(vmlinux, btf__resolve_type(vmlinux, id));
+	if (!t || !btf_is_ptr(t))
+		return -1;
+	t = btf__type_by_id(vmlinux, t->type);
+	return t && btf_is_func_proto(t) ? btf_vlen(t) : -1;
+}
+
+/* A raw_tp program we know the arguments of on this kernel */
+static bool raw_tp_usable(struct tracer *t, const struct btf *vmlinux, const char *name)
+{
+	int n = btf_tp_nargs(vmlinux, name);
+
+	if (!strcmp(name, "io_uring_submit_req"))
+		return n == 2;				/* (data, req) */
+	if (!strcmp(name, "io_uring_complete")) {
+		if (n == 4)				/* (data, ctx, req, cqe) */
+			t->skel_uring_complete_cqe = true;
+		return n == 4 || n == 8;		/* (data, ctx, req, user_data, res, cflags, e1, e2) */
+	}
+	return false;
+}
+
+/* The raw_tp twin of a classic tracepoint program is in use */
+static bool raw_twin_used(const struct tracer *t, const char *name, size_t upto)
+{
+	size_t i;
+
+	for (i = 0; i < upto; i++)
+		if (progs[i].kind == PK_RAW_TP && t->use[i] && !strcmp(progs[i].name, name))
+			return true;
+	return false;
+}
+
 static const char *errname(int err)
 {
 	switch (-err) {
@@ -323,7 +375,16 @@ static int probe_features(struct tracer *t, char *err, size_t errlen)
 		case PK_SWITCH_RAW:
 			t->use[i] = !(t->feat & FEAT_TP_BTF);
 			break;
+		case PK_RAW_TP:
+			t->use[i] = raw_tp_usable(t, vmlinux, d->name);
+			vlog(t, "raw_tp/%s: %s", d->name, t->use[i] ? "prototype known, used" :
+			     "prototype not known here: the classic tracepoint instead");
+			break;
 		case PK_TP:
+			if (raw_twin_used(t, d->name, i)) {
+				t->use[i] = false;
+				break;
+			}
 			t->use[i] = tp_exists(t, d->cat, d->name);
 			if (!t->use[i]) {
 				if (d->feat)
@@ -424,6 +485,7 @@ static int open_and_load(struct tracer *t, const char *comm, char *err, size_t e
 	t->skel->rodata->aio_complete_rw_addr = ksyms_addr(t->ksyms, "aio_complete_rw");
 	t->skel->rodata->wakeup_bytes = t->ringbuf_bytes / WAKEUP_FRACTION;
 	t->skel->rodata->aggregate = t->opts.aggregate;
+	t->skel->rodata->uring_complete_cqe = t->skel_uring_complete_cqe;
 	ret = bpf_map__set_max_entries(t->skel->maps.events, t->ringbuf_bytes);
 	if (ret) {
 		snprintf(err, errlen, "cannot size the ring buffer to %zu bytes: %s",
