@@ -67,6 +67,12 @@ snapshot() {
 		printf ' %s %s' "$c" "$(awk -v c="$c" '$1 == c { print $2 }' /proc/slabinfo 2>/dev/null)"
 	done
 }
+# the guest runs the host's checkout: without its build there is nothing
+# to judge with, which is an error of the run, not a verdict on the kernel
+if [[ ! -x ./fsaio || ! -d .output/workloads ]]; then
+	echo "# ERROR: ./fsaio or .output/workloads not built: run make on the host first"
+	exit "$EXIT_ERROR"
+fi
 BEFORE=$(snapshot)
 
 ./fsaio check --exclusive --json "$JSON" "$@"

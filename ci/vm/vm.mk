@@ -122,7 +122,7 @@ vm_word() { case $$(vm_class $$1) in $(EXIT_PASS)) echo PASS ;; $(EXIT_SKIP)) ec
 vm_status() { [ -z "$(VMSTATUS)" ] || echo $$1 >"$(VMSTATUS)"; exit $$1; }
 endef
 
-vmcheck:
+vmcheck: all
 	@$(vm_kernel_sh); $(vm_verdict_sh); \
 	worst=$(EXIT_PASS); summary=; \
 	for k in $(VM_KERNELS); do \
