@@ -157,7 +157,48 @@ nullb_run() {
 }
 nullb_run
 
-# 3. After every run, as a KTAP document of its own (issue 11): fs.aio-nr
+# 3. fsaio trace on this kernel (issue 13): requests counted in the kernel
+#    (raw io_uring tracepoints where their prototype is known, the fsaio
+#    tracepoints on a patched kernel) must give the programs' own counts:
+#    64 io_uring and 64 libaio cold reads, traced by pid.
+trace_live() {
+	local d=${FSAIO_SCRATCH_EXT4:-/tmp}/trace-live out=/tmp/trace-live.json fifo=/tmp/trace-live.fifo pid t q got
+	mkdir -p "$d"; rm -f "$fifo"; mkfifo "$fifo"
+	sh -c 'read _; w=.output/workloads; $w/uring_read_batch -d '"$d"' && $w/aio_read_batch -d '"$d" \
+		<"$fifo" >/dev/null 2>&1 &
+	pid=$!
+	./fsaio trace -d 10 -i 0 -p "$pid" --json "$out" >/tmp/trace-live.out 2>&1 &
+	t=$!
+	# start the programs once the tracer is attached (it says so then)
+	for _ in $(seq 300); do
+		grep -q '^fsaio: tracing' /tmp/trace-live.out && break
+		sleep 0.1
+	done
+	echo go >"$fifo"
+	wait "$t"
+	t=$?
+	wait
+	rm -rf "$d" "$fifo"
+	q='[.engines.libaio.submitted,.engines.libaio.completed,.engines.io_uring.submitted,.engines.io_uring.completed]'
+	got=$(jq -c "$q" "$out" 2>/dev/null)
+	echo "KTAP version 1"
+	echo "1..1"
+	echo "# fsaio trace -p: libaio/io_uring submitted,completed $got (want [64,64,64,64]);" \
+	     "records $(jq '.runs[0].records' "$out" 2>/dev/null), counted in the kernel" \
+	     "$(jq '.runs[0].records_counted_in_kernel' "$out" 2>/dev/null), lost $(jq '.lost_events' "$out" 2>/dev/null)"
+	if [[ $t -eq 0 && $got == "[64,64,64,64]" ]] &&
+	   (($(jq '.runs[0].records_counted_in_kernel' "$out") > 0)); then
+		echo "ok 1 trace_live"
+		return "$EXIT_PASS"
+	fi
+	sed 's/^/# /' /tmp/trace-live.out | tail -5
+	echo "not ok 1 trace_live"
+	return "$EXIT_FAIL"
+}
+trace_live
+rc=$(worse "$rc" $?)
+
+# 4. After every run, as a KTAP document of its own (issue 11): fs.aio-nr
 #    and the slab objects back to what they were before the suite, and
 #    the aio_rw workqueue idle: no task with an aio worker function on its
 #    stack within 10 s (a stalled retry, or a worker stuck in a sync step).
