@@ -2103,19 +2103,9 @@ void checker_stats_add_aggregate(struct checker_stats *st, const struct fsaio_ag
 		struct engine_stats *es = &st->engine[e];
 		const __u64 *k = a->c[e];
 
-		es->submitted += k[FSAIO_AGG_SUBMITTED];
-		es->completed += k[FSAIO_AGG_COMPLETED];
-		es->errors += k[FSAIO_AGG_ERRORS];
-		es->retries += k[FSAIO_AGG_RETRIES];
-		es->wakes += k[FSAIO_AGG_WAKES];
-		es->resumes += k[FSAIO_AGG_RESUMES];
-		es->punts += k[FSAIO_AGG_PUNTS];
-		es->submit_calls += k[FSAIO_AGG_SUBMIT_CALLS];
-		es->submit_ns += k[FSAIO_AGG_SUBMIT_NS];
-		es->failed_init += k[FSAIO_AGG_FAILED_INIT];
-		es->cq_overflow += k[FSAIO_AGG_CQ_OVERFLOW];
-		es->cq_dropped += k[FSAIO_AGG_CQ_DROPPED];
-		es->zc_notifs += k[FSAIO_AGG_ZC_NOTIFS];
+#define X(counter, field) es->field += k[counter];
+		FSAIO_AGG_FIELDS(X)
+#undef X
 	}
 	st->aggregated += a->counted;
 }

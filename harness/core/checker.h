@@ -148,6 +148,16 @@ int checker_top_stacks(const struct checker *c, enum fsaio_wait_site site,
 		       struct stack_count *out, int n);
 uint64_t checker_stacks_untracked(const struct checker *c);
 
+/* Which engine_stats field each in-kernel count (fsaio_agg.h) is. */
+#define FSAIO_AGG_FIELDS(X)						\
+	X(FSAIO_AGG_SUBMITTED, submitted) X(FSAIO_AGG_COMPLETED, completed)	\
+	X(FSAIO_AGG_ERRORS, errors) X(FSAIO_AGG_RETRIES, retries)		\
+	X(FSAIO_AGG_WAKES, wakes) X(FSAIO_AGG_RESUMES, resumes)		\
+	X(FSAIO_AGG_PUNTS, punts) X(FSAIO_AGG_SUBMIT_CALLS, submit_calls)	\
+	X(FSAIO_AGG_SUBMIT_NS, submit_ns) X(FSAIO_AGG_FAILED_INIT, failed_init) \
+	X(FSAIO_AGG_CQ_OVERFLOW, cq_overflow) X(FSAIO_AGG_CQ_DROPPED, cq_dropped) \
+	X(FSAIO_AGG_ZC_NOTIFS, zc_notifs)
+
 /* fsaio trace: the counts the BPF side kept instead of sending records
  * (fsaio_agg.h) join the statistics of the records it did send. */
 void checker_stats_add_aggregate(struct checker_stats *st, const struct fsaio_agg *a);

@@ -51,19 +51,9 @@ static void expect_same_counts(struct __test_metadata *_metadata,
 	for (e = FSAIO_ENGINE_LIBAIO; e < FSAIO_ENGINE__COUNT; e++) {
 		const struct engine_stats *x = &s->engine[e], *y = &k.engine[e];
 
-		EXPECT_EQ(x->submitted, y->submitted) TH_LOG("engine %d submitted", e);
-		EXPECT_EQ(x->completed, y->completed) TH_LOG("engine %d completed", e);
-		EXPECT_EQ(x->errors, y->errors) TH_LOG("engine %d errors", e);
-		EXPECT_EQ(x->retries, y->retries) TH_LOG("engine %d retries", e);
-		EXPECT_EQ(x->wakes, y->wakes) TH_LOG("engine %d wakes", e);
-		EXPECT_EQ(x->resumes, y->resumes) TH_LOG("engine %d resumes", e);
-		EXPECT_EQ(x->punts, y->punts) TH_LOG("engine %d punts", e);
-		EXPECT_EQ(x->submit_calls, y->submit_calls) TH_LOG("engine %d submit_calls", e);
-		EXPECT_EQ(x->submit_ns, y->submit_ns) TH_LOG("engine %d submit_ns", e);
-		EXPECT_EQ(x->failed_init, y->failed_init) TH_LOG("engine %d failed_init", e);
-		EXPECT_EQ(x->cq_overflow, y->cq_overflow) TH_LOG("engine %d cq_overflow", e);
-		EXPECT_EQ(x->cq_dropped, y->cq_dropped) TH_LOG("engine %d cq_dropped", e);
-		EXPECT_EQ(x->zc_notifs, y->zc_notifs) TH_LOG("engine %d zc_notifs", e);
+#define X(counter, field) EXPECT_EQ(x->field, y->field) TH_LOG("engine %d " #field, e);
+		FSAIO_AGG_FIELDS(X)
+#undef X
 	}
 }
 

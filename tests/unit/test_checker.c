@@ -1205,11 +1205,11 @@ TEST_F(sync_write, reads_are_not_judged)
 
 /* ---------- identity ---------- */
 
-/* A worker that resumes a request with its own credentials (a kworker's
- * root instead of the submitter's fsuid 65534) fails resume_context. */
-TEST_F(patched, resume_with_other_credentials_fails)
+/* One libaio read retried, woken and resumed by worker pid 43 whose
+ * RESUME carries flags (arg2, with the packed priorities) and ring (the
+ * packed fsuids), then completed and reaped. */
+static void resumed_read(struct checker *c, uint64_t flags, uint64_t ring)
 {
-	struct checker *c = self->c;
 	struct fsaio_record r;
 
 	aio_submit(c, 42, IOCB, 1, 0);
@@ -1219,11 +1219,20 @@ TEST_F(patched, resume_with_other_credentials_fails)
 	r = synth_rec(FSAIO_EV_RESUME, FSAIO_ENGINE_LIBAIO, 42, IOCB);
 	r.arg0 = 43;
 	r.arg1 = 1;
-	r.arg2 = FSAIO_RESUME_OTHER_CREDS;
-	r.ring = fsaio_resume_fsuids_pack(65534, 0);
+	r.arg2 = flags;
+	r.ring = ring;
 	synth_feed(c, &r);
 	aio_complete(c, IOCB, 4096);
 	aio_reap(c, 42, IOCB, 4096);
+}
+
+/* A worker that resumes a request with its own credentials (a kworker's
+ * root instead of the submitter's fsuid 65534) fails resume_context. */
+TEST_F(patched, resume_with_other_credentials_fails)
+{
+	struct checker *c = self->c;
+
+	resumed_read(c, FSAIO_RESUME_OTHER_CREDS, fsaio_resume_fsuids_pack(65534, 0));
 	FINISH(c);
 	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RESUME_CONTEXT);
 	EXPECT_DETAIL(c, INV_RESUME_CONTEXT, "resumed with other credentials than the submitter's "
@@ -1237,20 +1246,9 @@ TEST_F(patched, resume_with_other_credentials_fails)
 TEST_F(patched, resume_at_other_ioprio_fails)
 {
 	struct checker *c = self->c;
-	struct fsaio_record r;
 
-	aio_submit(c, 42, IOCB, 1, 0);
-	aio_submit_done(c, 42, 1, 1, 1);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
-	r = synth_rec(FSAIO_EV_RESUME, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-	r.arg0 = 43;
-	r.arg1 = 1;
-	r.arg2 = FSAIO_RESUME_OTHER_IOPRIO |
-		 fsaio_resume_ioprios_pack(3 << 13, 2 << 13 | 4);
-	synth_feed(c, &r);
-	aio_complete(c, IOCB, 4096);
-	aio_reap(c, 42, IOCB, 4096);
+	resumed_read(c, FSAIO_RESUME_OTHER_IOPRIO |
+		     fsaio_resume_ioprios_pack(3 << 13, 2 << 13 | 4), 0);
 	FINISH(c);
 	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RESUME_CONTEXT);
 	EXPECT_DETAIL(c, INV_RESUME_CONTEXT, "resumed at I/O priority be/4, the request's is idle");
@@ -1291,19 +1289,8 @@ TEST_F(patched, worker_keeping_the_submitters_context_fails)
 TEST_F(patched, resume_flags_ignore_the_ioprio_half)
 {
 	struct checker *c = self->c;
-	struct fsaio_record r;
 
-	aio_submit(c, 42, IOCB, 1, 0);
-	aio_submit_done(c, 42, 1, 1, 1);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
-	r = synth_rec(FSAIO_EV_RESUME, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-	r.arg0 = 43;
-	r.arg1 = 1;
-	r.arg2 = fsaio_resume_ioprios_pack(0xffff, 0xffff);
-	synth_feed(c, &r);
-	aio_complete(c, IOCB, 4096);
-	aio_reap(c, 42, IOCB, 4096);
+	resumed_read(c, fsaio_resume_ioprios_pack(0xffff, 0xffff), 0);
 	FINISH(c);
 	EXPECT_VERDICT(c, VERDICT_PASS, INV_RESUME_CONTEXT);
 }
