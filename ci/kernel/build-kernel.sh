@@ -168,6 +168,12 @@ KEYDIR=$KCACHE/$KEY
 OUT=$KEYDIR/build
 BZIMAGE=$OUT/arch/x86/boot/bzImage
 
+# make mutants edits this key's tree (ci/mutants/mutants.sh writes its pid
+# here): building or booting it meanwhile could give a mutant kernel
+if [[ -f $KEYDIR/mutating && $MODE != key ]] && kill -0 "$(cat "$KEYDIR/mutating")" 2>/dev/null; then
+	die "make mutants (pid $(cat "$KEYDIR/mutating")) is mutating $KEYDIR: wait for it to finish or stop it"
+fi
+
 case $MODE in
 key) echo "$KEY"; exit "$EXIT_PASS" ;;
 path) [[ -f $BZIMAGE && -f $KEYDIR/built ]] || exit "$EXIT_FAIL"; echo "$BZIMAGE"; exit "$EXIT_PASS" ;;

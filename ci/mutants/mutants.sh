@@ -63,9 +63,14 @@ kbuild() {
 	flock "$CPU_LOCK" nice -n 10 make -C "$K/src" O="$K/build" -j"$(nproc)" \
 		CC="ccache gcc" HOSTCC="ccache gcc" bzImage
 }
-cleanup() { restore; rebuild_series; rm -rf "$WORK"; }
+cleanup() { restore; rebuild_series; rm -f "$K/mutating"; rm -rf "$WORK"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# ci/kernel/build-kernel.sh refuses this tree while we mutate it
+[[ -f $K/mutating ]] && kill -0 "$(cat "$K/mutating")" 2>/dev/null &&
+	die "another make mutants (pid $(cat "$K/mutating")) is using $K"
+echo $$ >"$K/mutating"
 
 if (($#)); then names=("$@"); else
 	names=(); for p in ci/mutants/*.patch; do names+=("$(basename "$p" .patch)"); done
