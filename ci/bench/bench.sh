@@ -106,25 +106,31 @@ run_fio() {
 # proc_cpu PID: user+system CPU seconds of a process so far
 proc_cpu() { awk '{ print ($14 + $15) / '"$(getconf CLK_TCK)"' }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
+# attached PID FILE PATTERN WHAT: wait up to 30 s for a background tracer
+# to print PATTERN in FILE once attached; its CPU so far in TCPU0 (loading
+# and attaching are not counted); else stop it and fail.
+attached() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		if grep -q "$3" "$2"; then
+			TCPU0=$(proc_cpu "$1")
+			return 0
+		fi
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	msg "$4 did not attach: $(tail -2 "$2" | tr '\n' ' ')"
+	kill -INT "$1" 2>/dev/null
+	wait "$1"
+	return 1
+}
+
 # trace_start JSON: fsaio trace in the background; returns once its BPF
 # programs are attached (it prints "fsaio: tracing ..." after attaching).
 trace_start() {
-	local i
 	nice -n "$NICE" "$FSAIO" trace -i 0 -d $((RUNTIME * 3 + 60)) --json "$1" >"$1.out" 2>"$1.err" &
 	TPID=$!
-	for ((i = 0; i < 300; i++)); do
-		if grep -q '^fsaio: tracing' "$1.err"; then
-			TCPU0=$(proc_cpu "$TPID")	# loading and attaching are not counted
-			return 0
-		fi
-		kill -0 "$TPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	msg "fsaio trace did not attach: $(tail -2 "$1.err" | tr '\n' ' ')"
-	kill -INT "$TPID" 2>/dev/null
-	wait "$TPID"
-	TPID=
-	return 1
+	attached "$TPID" "$1.err" '^fsaio: tracing' "fsaio trace" || { TPID=; return 1; }
 }
 
 # trace_stop JSON: stop the tracer; its CPU seconds since it attached in
@@ -147,23 +153,11 @@ trace_stop() {
 # bpftrace_start OUT / bpftrace_stop: the peer one-liner in the background,
 # returning once it printed "Attaching N probes"; its own CPU in TCPU.
 bpftrace_start() {
-	local i
 	nice -n "$NICE" bpftrace -e "$BPFTRACE_PROG" >"$1" 2>"$1.err" &
 	BPID=$!
-	for ((i = 0; i < 300; i++)); do
-		if grep -q '^Attaching' "$1"; then
-			sleep 0.5	# "Attaching" comes before the probes are live
-			TCPU0=$(proc_cpu "$BPID")
-			return 0
-		fi
-		kill -0 "$BPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	msg "bpftrace did not attach: $(tail -2 "$1.err" | tr '\n' ' ')"
-	kill -INT "$BPID" 2>/dev/null
-	wait "$BPID"
-	BPID=
-	return 1
+	attached "$BPID" "$1" '^Attaching' bpftrace || { BPID=; return 1; }
+	sleep 0.5	# "Attaching" comes before the probes are live
+	TCPU0=$(proc_cpu "$BPID")
 }
 bpftrace_stop() {
 	TCPU=$(awk -v a="$(proc_cpu "$BPID")" -v b="${TCPU0:-0}" 'BEGIN { print a - b }')

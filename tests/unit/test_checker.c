@@ -1264,17 +1264,11 @@ TEST_F(patched, worker_keeping_the_submitters_context_fails)
 	struct checker *c = self->c;
 	struct fsaio_record r;
 
-	aio_submit(c, 42, IOCB, 1, 0);
-	aio_submit_done(c, 42, 1, 1, 1);
-	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB);
-	ev_resume(c, FSAIO_ENGINE_LIBAIO, 42, IOCB, 1);
-	aio_complete(c, IOCB, 4096);
+	resumed_read(c, 0, 0);
 	r = synth_rec(FSAIO_EV_WORKER_KEPT, FSAIO_ENGINE_LIBAIO, 77, IOCB);
 	r.arg0 = FSAIO_KEPT_CREDS | FSAIO_KEPT_IOPRIO;
 	r.arg1 = 3 << 13;
 	synth_feed(c, &r);
-	aio_reap(c, 42, IOCB, 4096);
 	FINISH(c);
 	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RESUME_CONTEXT);
 	EXPECT_DETAIL(c, INV_RESUME_CONTEXT, "the aio worker (pid 77) ended its work item for "
