@@ -21,6 +21,15 @@
  *     each write must fail (-EIO, or -ENOSPC once the group is marked
  *     corrupt), as generic_write_sync() reports on a stock kernel.  A
  *     kernel that drops that return acknowledges data that is gone.
+ *  3. COUNT pairs of 4 KiB O_DSYNC overwrites of allocated blocks the
+ *     device fails, both writes of a pair at the same offset, one
+ *     io_submit: the first write's writeback carries the second's data
+ *     and fails, the error lands in the mapping once, and the first
+ *     ->fsync() of the file description consumes it.  Each write must
+ *     still fail with -EIO, as each does on a stock kernel (there every
+ *     write is synced before the next is copied).  A kernel that trusts
+ *     ->fsync() alone, without the mapping errors recorded since its
+ *     copy, acknowledges the second write's lost data.
  *
  * Everything is torn down at exit, on failure too.  Skips without root,
  * dmsetup, losetup or mkfs.ext4.
@@ -41,9 +50,10 @@
 #define MAX_SEGS	64
 
 static const char help[] =
-	"COUNT (16) cold libaio reads of blocks that fail with -EIO, then COUNT\n"
-	"O_DSYNC writes whose delayed allocation fails, on an ext4 made on a loop\n"
-	"device under device-mapper in DIR: every request must fail as a\n"
+	"COUNT (16) cold libaio reads of blocks that fail with -EIO, then 4 x COUNT\n"
+	"O_DSYNC writes whose delayed allocation fails, then COUNT pairs of O_DSYNC\n"
+	"overwrites (two per block) whose writeback fails, on an ext4 made on a\n"
+	"loop device under device-mapper in DIR: every request must fail as a\n"
 	"synchronous one does.  Needs root, dmsetup, losetup, mkfs.ext4.\n";
 
 static char img[PATH_MAX], mnt[PATH_MAX], loopdev[64], dmname[64], dmdev[96];
@@ -183,9 +193,12 @@ static int check(uint64_t id, long res, void *arg)
 	return -1;
 }
 
-/* One io_submit of n requests, each checked to fail as e says. */
-static void run(int fd, bool write, unsigned n, uint64_t stride, struct expect *e,
-		struct wl_stats *st)
+/*
+ * One io_submit of n requests, each checked to fail as e says; request i
+ * goes to offset (i / per) * stride, so runs of per requests share one.
+ */
+static void run(int fd, bool write, unsigned n, unsigned per, uint64_t stride,
+		struct expect *e, struct wl_stats *st)
 {
 	struct wl_reap r = { .nreq = n, .check = check, .arg = (void *)e };
 	struct iocb *cbs = calloc(n, sizeof(*cbs));
@@ -196,10 +209,12 @@ static void run(int fd, bool write, unsigned n, uint64_t stride, struct expect *
 	if (!cbs || !r.seen)
 		wl_die("calloc", ENOMEM);
 	for (unsigned i = 0; i < n; i++) {
+		uint64_t off = (uint64_t)(i / per) * stride;
+
 		if (write)
-			io_prep_pwrite(&cbs[i], fd, bufs + (size_t)i * WSIZE, WSIZE, i * stride);
+			io_prep_pwrite(&cbs[i], fd, bufs + (size_t)i * WSIZE, WSIZE, off);
 		else
-			io_prep_pread(&cbs[i], fd, bufs + (size_t)i * WSIZE, WSIZE, i * stride);
+			io_prep_pread(&cbs[i], fd, bufs + (size_t)i * WSIZE, WSIZE, off);
 		cbs[i].data = (void *)(uintptr_t)i;
 	}
 	wl_aio_setup(n, &ctx);
@@ -215,9 +230,10 @@ int main(int argc, char **argv)
 {
 	struct wl_opts o = { .name = "aio_eio", .count = 16 };
 	struct expect rd = { "read", false }, wr = { "O_DSYNC write", true };
+	struct expect ow = { "O_DSYNC overwrite", false };
 	struct wl_stats st = { 0 };
 	struct seg segs[MAX_SEGS];
-	char rpath[PATH_MAX], wpath[PATH_MAX], line[256], *buf;
+	char rpath[PATH_MAX], wpath[PATH_MAX], opath[PATH_MAX], line[256], *buf;
 	unsigned nseg, bitmap;
 	int fd;
 
@@ -251,21 +267,30 @@ int main(int argc, char **argv)
 	if (sh("mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 %s", dmdev))
 		wl_die("mkfs.ext4", EIO);
 
-	/* The file to read (written, synced) and the empty file to write. */
+	/*
+	 * The file to read and the one to overwrite (written, synced: blocks
+	 * allocated), and the empty file to write.
+	 */
 	do_mount("errors=continue");
 	snprintf(rpath, sizeof(rpath), "%s/read", mnt);
 	snprintf(wpath, sizeof(wpath), "%s/write", mnt);
+	snprintf(opath, sizeof(opath), "%s/overwrite", mnt);
 	buf = wl_alloc(RSIZE);
 	pattern_fill(0xe10, 0, buf, RSIZE);
 	fd = open(rpath, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0 || wl_pwrite_all(fd, buf, RSIZE, 0) || fsync(fd))
 		wl_die(rpath, errno);
 	close(fd);
+	fd = open(opath, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || wl_pwrite_all(fd, buf, (size_t)o.count * WSIZE, 0) || fsync(fd))
+		wl_die(opath, errno);
+	close(fd);
 	fd = open(wpath, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0 || fsync(fd))
 		wl_die(wpath, errno);
 	close(fd);
 	nseg = file_segs(rpath, segs, 0);
+	nseg = file_segs(opath, segs, nseg);
 	if (umount(mnt))
 		wl_die("umount", errno);
 	mounted = false;
@@ -278,7 +303,7 @@ int main(int argc, char **argv)
 	if (sscanf(line, "%u", &bitmap) != 1)
 		wl_die("dumpe2fs: no block bitmap location", EINVAL);
 	segs[nseg++] = (struct seg){ (uint64_t)bitmap * 8, 8 };
-	printf("# error segments: %u extent(s) of the read file, block bitmap at block %u\n",
+	printf("# error segments: %u extent(s) of the read and overwrite files, block bitmap at block %u\n",
 	       nseg - 1, bitmap);
 	load_error_table(segs, nseg);
 	do_mount("errors=continue,no_prefetch_block_bitmaps");
@@ -288,14 +313,21 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		wl_die(rpath, errno);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
-	run(fd, false, o.count, RSTRIDE, &rd, &st);
+	run(fd, false, o.count, 1, RSTRIDE, &rd, &st);
 	close(fd);
 
 	/* 2. O_DSYNC writes whose allocation fails at writeback */
 	fd = open(wpath, O_WRONLY | O_DSYNC | O_CLOEXEC);
 	if (fd < 0)
 		wl_die(wpath, errno);
-	run(fd, true, 4 * o.count, 4 * WSIZE, &wr, &st);
+	run(fd, true, 4 * o.count, 1, 4 * WSIZE, &wr, &st);
+	close(fd);
+
+	/* 3. O_DSYNC overwrites in pairs whose writeback fails */
+	fd = open(opath, O_WRONLY | O_DSYNC | O_CLOEXEC);
+	if (fd < 0)
+		wl_die(opath, errno);
+	run(fd, true, 2 * o.count, 2, WSIZE, &ow, &st);
 	close(fd);
 
 	/* every request "verified" = failed as it must; no bytes moved */
