@@ -25,6 +25,7 @@
 #include <bpf/bpf_core_read.h>
 #include "fsaio.h"
 #include "fsaio_agg.h"
+#include "fsaio_fold.h"
 #include "core_fixes.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -49,6 +50,9 @@ const volatile bool aggregate = false;
 /* The fentry/fexit retry tier (section 7) is loaded: only then does a new
  * io_uring request have an armed entry of a recycled req to drop. */
 const volatile bool armed_tier = false;
+/* fsaio check without --record: keep plain io_uring lifecycles in fold_reqs
+ * and send only what the checker must see (fsaio_fold.h). */
+const volatile bool fold = false;
 
 /* Global record sequence; taken after a successful reserve. */
 __u64 fsaio_seq = 0;
@@ -397,6 +401,159 @@ static __always_inline __u32 current_tid(void)
 	return (__u32)bpf_get_current_pid_tgid();
 }
 
+/* Folded lifecycles (fsaio_fold.h): kept submits, keyed by req. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FSAIO_FOLD_MAX_REQS);
+	__type(key, __u64);
+	__type(value, struct fsaio_fold_req);
+} fold_reqs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fsaio_fold_counts);
+} fold_counts SEC(".maps");
+
+/* Send a record built from a kept request (its SUBMIT, or a folded CQE). */
+static __always_inline void fold_send_one(__u64 req, const struct fsaio_fold_req *f, bool cqe)
+{
+	struct fsaio_record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+
+	if (!r) {
+		count_drops(FSAIO_DROP_RINGBUF, 1);
+		return;
+	}
+	__builtin_memset(r, 0, sizeof(*r));
+	if (cqe)
+		fsaio_fold_complete_record(r, req, f);
+	else
+		fsaio_fold_submit_record(r, req, f);
+	r->version = FSAIO_RECORD_VERSION;
+	r->seq = __sync_fetch_and_add(&fsaio_seq, 1) + 1;
+	rec_submit(r);
+}
+
+/* What fsaio_fold_promote() & co. say to send (FSAIO_FOLD_SEND_*). */
+static __always_inline void fold_send(__u64 req, const struct fsaio_fold_req *f, int what)
+{
+	struct fsaio_fold_counts *c;
+	__u32 zero = 0;
+
+	if (what > 0 && (what & FSAIO_FOLD_SEND_SUBMIT))
+		fold_send_one(req, f, false);
+	if (what > 0 && (what & FSAIO_FOLD_SEND_CQE)) {
+		fold_send_one(req, f, true);
+		c = bpf_map_lookup_elem(&fold_counts, &zero);
+		if (c)
+			fsaio_fold_uncount(c, f);
+	}
+}
+
+/* Something is said about req besides its submit and a plain final CQE:
+ * its kept SUBMIT goes first, then everything flows as records. */
+static __always_inline void fold_promote(__u64 req)
+{
+	struct fsaio_fold_req *f;
+
+	if (!fold || !req)
+		return;
+	f = bpf_map_lookup_elem(&fold_reqs, &req);
+	if (f)
+		fold_send(req, f, fsaio_fold_promote(f));
+}
+
+/* Promote the kept submits of a ring (an overflowed CQE names its request
+ * by ring and user_data only) or of a process (its exit ends what it left
+ * in flight): rare events, a walk of the map. */
+struct fold_walk {
+	__u64 ring;
+	__u32 tgid;
+};
+
+static long fold_walk_one(void *map, __u64 *req, struct fsaio_fold_req *f, struct fold_walk *w)
+{
+	if (f->state == FSAIO_FOLD_PENDING &&
+	    ((w->ring && f->ring == w->ring) || (w->tgid && f->tgid == w->tgid)))
+		fold_send(*req, f, fsaio_fold_promote(f));
+	return 0;
+}
+
+static __always_inline void fold_promote_all(__u64 ring, __u32 tgid)
+{
+	struct fold_walk w = { .ring = ring, .tgid = tgid };
+
+	if (fold)
+		bpf_for_each_map_elem(&fold_reqs, fold_walk_one, &w, 0);
+}
+
+/* A new request's submit: kept (true), or to be sent as a record.  An
+ * entry of a recycled req is dealt with first: a pending one ended without
+ * a CQE we saw, so the checker gets its SUBMIT as it would have. */
+static __always_inline bool fold_submit(__u64 ring, __u64 req, __u64 user_data,
+					__u8 opcode, __u64 flags, __u8 rflags)
+{
+	struct fsaio_fold_req *old, f = {};
+	int resent = 0;
+	__u64 id;
+
+	if (!fold)
+		return false;
+	old = bpf_map_lookup_elem(&fold_reqs, &req);
+	if (old)
+		resent = fsaio_fold_on_resubmit(old);
+	if (resent)
+		fold_send(req, old, resent);
+	if (resent || !fsaio_fold_submit_ok(rflags, flags)) {
+		if (old)
+			bpf_map_delete_elem(&fold_reqs, &req);
+		return false;
+	}
+	id = bpf_get_current_pid_tgid();
+	f.ts_ns = bpf_ktime_get_ns();
+	f.user_data = user_data;
+	f.ring = ring;
+	f.flags = flags;
+	f.pid = (__u32)id;
+	f.tgid = id >> 32;
+	f.cpu = bpf_get_smp_processor_id();
+	f.opcode = opcode;
+	f.state = FSAIO_FOLD_PENDING;
+	bpf_get_current_comm(f.comm, sizeof(f.comm));
+	if (!bpf_map_update_elem(&fold_reqs, &req, &f, BPF_ANY))
+		return true;
+	/* full: this one goes as records */
+	if (old)
+		bpf_map_delete_elem(&fold_reqs, &req);
+	return false;
+}
+
+/* A CQE: folded (true), or to be sent as a record after the kept SUBMIT
+ * (and, for a folded lifecycle completed again, its pair). */
+static __always_inline bool fold_cqe(__u64 req, __s32 res, __u32 cflags)
+{
+	struct fsaio_fold_req *f;
+	struct fsaio_fold_counts *c;
+	__u32 zero = 0;
+	int what;
+
+	if (!fold || !req)
+		return false;
+	f = bpf_map_lookup_elem(&fold_reqs, &req);
+	if (!f)
+		return false;
+	what = fsaio_fold_on_cqe(f, res, cflags, bpf_ktime_get_ns());
+	if (what < 0) {
+		c = bpf_map_lookup_elem(&fold_counts, &zero);
+		if (c)
+			fsaio_fold_count(c, f->opcode, res);
+		return true;
+	}
+	fold_send(req, f, what);
+	return false;
+}
+
 /* ========================= 2. process tracking ============================ */
 
 /* raw_tp: (struct task_struct *parent, struct task_struct *child) */
@@ -440,6 +597,7 @@ int BPF_PROG(fsaio_exit, struct task_struct *p)
 	live = BPF_CORE_READ(p, signal, live.counter);
 	if (live)
 		return 0;
+	fold_promote_all(0, tgid);
 	r = rec_reserve(FSAIO_EV_PROC_EXIT, FSAIO_ENGINE_NONE);
 	if (r) {
 		/* wait(2) status: exit code << 8 | signal (the group's, as
@@ -755,6 +913,8 @@ static __always_inline int uring_new_request(__u64 ring, __u64 req, __u64 user_d
 		agg_event(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING, rflags, res, opcode, 0);
 		return 0;
 	}
+	if (fold_submit(ring, req, user_data, opcode, flags, rflags))
+		return 0;
 	r = rec_reserve(FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING);
 	if (!r)
 		return 0;
@@ -838,6 +998,7 @@ int fsaio_uring_cqe_overflow(struct trace_event_raw_io_uring_cqe_overflow *ctx)
 	barrier_var(res);
 	if (!trace_ring_event((__u64)ctx->ctx))
 		return 0;
+	fold_promote_all((__u64)ctx->ctx, 0);
 	r = rec_reserve(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING);
 	if (!r)
 		return 0;
@@ -863,6 +1024,7 @@ int fsaio_uring_fail_link(struct trace_event_raw_io_uring_fail_link *ctx)
 	barrier_var(link);
 	if (!trace_ring_event(ring))
 		return 0;
+	fold_promote(link);
 	r = rec_reserve(FSAIO_EV_LINK_FAIL, FSAIO_ENGINE_IO_URING);
 	if (!r)
 		return 0;
@@ -880,6 +1042,7 @@ int fsaio_uring_queue_async_work(struct trace_event_raw_io_uring_queue_async_wor
 
 	if (!trace_ring_event((__u64)ctx->ctx))
 		return 0;
+	fold_promote((__u64)ctx->req);
 	r = rec_reserve(FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING);
 	if (!r)
 		return 0;
@@ -907,6 +1070,8 @@ static __always_inline int uring_cqe(__u64 ring, __u64 req, __u64 user_data, __s
 		agg_event(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 0, res, cflags, 0);
 		return 0;
 	}
+	if (fold_cqe(req, res, cflags))
+		return 0;
 	r = rec_reserve(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING);
 	if (!r)
 		return 0;
@@ -1043,6 +1208,16 @@ int fsaio_io_uring_enter_exit(struct trace_event_raw_sys_exit *ctx)
 		agg_event(FSAIO_EV_SUBMIT_DONE, FSAIO_ENGINE_IO_URING, 0, ctx->ret, s->nr,
 			  bpf_ktime_get_ns() - ts);
 		return 0;
+	}
+	if (fold) {
+		__u32 zero = 0;
+		struct fsaio_fold_counts *c = bpf_map_lookup_elem(&fold_counts, &zero);
+
+		if (c) {
+			c->submit_calls++;
+			c->submit_ns += bpf_ktime_get_ns() - ts;
+			return 0;
+		}
 	}
 	r = rec_reserve(FSAIO_EV_SUBMIT_DONE, FSAIO_ENGINE_IO_URING);
 	if (!r)
@@ -1320,8 +1495,11 @@ static __always_inline __u64 current_mm(void)
 static __always_inline void emit_retry(__u8 engine, __u64 req, __u64 user_data,
 				       int ret, __u8 flags)
 {
-	struct fsaio_record *r = rec_reserve(FSAIO_EV_RETRY, engine);
+	struct fsaio_record *r;
 
+	if (engine == FSAIO_ENGINE_IO_URING)
+		fold_promote(req);
+	r = rec_reserve(FSAIO_EV_RETRY, engine);
 	if (!r)
 		return;
 	r->req = req;
@@ -1334,8 +1512,10 @@ static __always_inline void emit_retry(__u8 engine, __u64 req, __u64 user_data,
 
 static __always_inline void emit_wake(__u64 req, __u64 user_data, __u64 bit_nr)
 {
-	struct fsaio_record *r = rec_reserve(FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING);
+	struct fsaio_record *r;
 
+	fold_promote(req);
+	r = rec_reserve(FSAIO_EV_WAKE, FSAIO_ENGINE_IO_URING);
 	if (!r)
 		return;
 	r->req = req;
@@ -1461,6 +1641,7 @@ int BPF_PROG(fsaio_fentry_io_read, struct io_kiocb *req)
 		return 0;
 	mm = a->mm;
 	bpf_map_delete_elem(&armed, &reqp);
+	fold_promote(reqp);
 	r = rec_reserve(FSAIO_EV_RESUME, FSAIO_ENGINE_IO_URING);
 	if (!r)
 		return 0;

@@ -31,6 +31,7 @@ static struct check_args {
 	int timeout;
 	bool list;
 	bool exclusive;		/* fsaio alone on the machine: judge system-wide counters */
+	bool per_event;		/* no folding in BPF: every record to user space */
 	char **names;
 	int nr_names;
 	char **cmd;		/* after "--" */
@@ -43,6 +44,8 @@ static const struct argp_option check_options[] = {
 	{ "exclusive", 'x', NULL, 0, "fsaio runs alone here (CI, a VM): a system-wide "
 	  "resource (fs.aio-nr) not back to its baseline after a workload FAILs "
 	  "workload_resources; without it that is a SKIP" },
+	{ "per-event", 'E', NULL, 0, "send every event to user space: no folding of "
+	  "plain io_uring lifecycles in the kernel (--record implies it)" },
 	{},
 };
 
@@ -59,6 +62,9 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'x':
 		args.exclusive = true;
+		break;
+	case 'E':
+		args.per_event = true;
 		break;
 	case 't':
 		errno = 0;
@@ -95,7 +101,10 @@ static const char check_doc[] =
 	"with all its children.\n\n"
 	"Output is KTAP: one subtest per workload, one line per invariant; '# SKIP'\n"
 	"where this kernel cannot observe a property, '# XFAIL' where the kernel is\n"
-	"known not to provide it (stock libaio buffered reads sleep in io_submit).\n"
+	"known not to provide it (stock libaio buffered reads sleep in io_submit).\n\n"
+	"An io_uring request with nothing but its submit and one plain final CQE is\n"
+	"counted in the kernel and sends no record (-E/--per-event and --record send\n"
+	"every one); anything else said about it sends its whole history.\n"
 	"Exit status: 0 pass, 1 fail, 4 skip, 5 error (no verdict), 64 usage.";
 
 static int track(pid_t pid, void *ctx)
@@ -197,6 +206,7 @@ int cmd_check(int argc, char **argv)
 	 * a program that calls io_uring_enter in a tight loop (2-3M records/s,
 	 * ~13 ms of 8 MiB) through a consumer's scheduling hiccup. */
 	topts.ringbuf_bytes = (output_opts.ringbuf_mb ? output_opts.ringbuf_mb : 32) << 20;
+	topts.fold = !args.per_event && !output_opts.record;
 
 	nr_suite = workload_discover(workload_root(), suite, MAX_WORKLOADS);
 	if (args.list) {

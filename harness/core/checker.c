@@ -247,6 +247,7 @@ struct checker {
 	uint64_t abandoned[AB__COUNT];
 
 	uint64_t lifecycles;	/* accepted lifecycles, all engines */
+	uint64_t folded;	/* of those, io_uring ones folded in BPF */
 	uint64_t rejected;	/* libaio batch entries io_submit refused */
 	uint64_t unmatched_uring; /* io_uring COMPLETE of unknown requests */
 	uint64_t more_cqes;	/* io_uring F_MORE CQEs traced without req (aux) */
@@ -1697,6 +1698,9 @@ static void finish_exactly_once(struct checker *c)
 		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64
 			      " intermediate multishot CQEs (F_MORE, posted without their req)",
 			      c->more_cqes);
+	if (c->folded && o < sizeof(extra))
+		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " io_uring requests "
+			      "with only a submit and a plain CQE checked in the kernel", c->folded);
 	if (uring->failed_init && o < sizeof(extra))
 		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64
 			      " SQEs failed at init (requests of their own)", uring->failed_init);
@@ -2113,6 +2117,25 @@ void checker_stats_add_aggregate(struct checker_stats *st, const struct fsaio_ag
 void checker_add_aggregate(struct checker *c, const struct fsaio_agg *a)
 {
 	checker_stats_add_aggregate(&c->st, a);
+}
+
+void checker_add_folded(struct checker *c, const struct fsaio_fold_counts *f)
+{
+	struct engine_stats *es = &c->st.engine[FSAIO_ENGINE_IO_URING];
+	int k;
+
+	es->submitted += f->lifecycles;
+	es->completed += f->lifecycles;
+	es->errors += f->errors;
+	es->submit_calls += f->submit_calls;
+	es->submit_ns += f->submit_ns;
+	for (k = 0; k < FSAIO_FOLD_OPS; k++)
+		c->st.by_opcode[FSAIO_ENGINE_IO_URING][k < FSAIO_MAX_OPCODE ? k :
+						       FSAIO_MAX_OPCODE - 1] += f->by_opcode[k];
+	c->lifecycles += f->lifecycles;
+	c->folded += f->lifecycles;
+	/* a SUBMIT and a COMPLETE each, and the SUBMIT_DONEs */
+	c->st.aggregated += 2 * f->lifecycles + f->submit_calls;
 }
 
 void checker_stats_add(struct checker_stats *sum, const struct checker_stats *s)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "bpf/fsaio.h"
 #include "bpf/fsaio_agg.h"
+#include "bpf/fsaio_fold.h"
 #include "core/names.h"
 #include "core/verdict.h"
 
@@ -162,6 +163,10 @@ uint64_t checker_stacks_untracked(const struct checker *c);
  * (fsaio_agg.h) join the statistics of the records it did send. */
 void checker_stats_add_aggregate(struct checker_stats *st, const struct fsaio_agg *a);
 void checker_add_aggregate(struct checker *c, const struct fsaio_agg *a);
+/* fsaio check: the io_uring lifecycles the BPF side folded (a submit and
+ * one plain final CQE, nothing else said: fsaio_fold.h) count as the
+ * SUBMIT and COMPLETE records they stand for.  Before checker_finish(). */
+void checker_add_folded(struct checker *c, const struct fsaio_fold_counts *f);
 
 /* Add the statistics of one run to a sum (maxima stay maxima). */
 void checker_stats_add(struct checker_stats *sum, const struct checker_stats *s);

@@ -76,12 +76,37 @@ int session_begin(struct session *s)
 		return -ENOMEM;
 	}
 	tracer_drops(s->tracer, s->drops_base);
+	tracer_read_fold(s->tracer, &s->fold_base);
 	return 0;
 }
 
 int session_poll(struct session *s, int timeout_ms)
 {
 	return tracer_poll(s->tracer, timeout_ms, on_record, s);
+}
+
+/* The segment's folded lifecycles (bpf/fsaio_fold.h): the kept submits
+ * still in flight go to the checker as SUBMIT records, the folded ones as
+ * counts.  Returns 1 if that failed: the checks are then inconclusive, as
+ * for a lost record. */
+static int end_folded(struct session *s)
+{
+	struct fsaio_fold_counts now, d;
+	int k, n = tracer_fold_flush(s->tracer, on_record, s);
+
+	if (n < 0 || tracer_read_fold(s->tracer, &now)) {
+		fsaio_err("reading the io_uring requests kept in the kernel: %s",
+			  strerror(n < 0 ? -n : errno));
+		return 1;
+	}
+	d.lifecycles = now.lifecycles - s->fold_base.lifecycles;
+	d.errors = now.errors - s->fold_base.errors;
+	d.submit_calls = now.submit_calls - s->fold_base.submit_calls;
+	d.submit_ns = now.submit_ns - s->fold_base.submit_ns;
+	for (k = 0; k < FSAIO_FOLD_OPS; k++)
+		d.by_opcode[k] = now.by_opcode[k] - s->fold_base.by_opcode[k];
+	checker_add_folded(s->checker, &d);
+	return 0;
 }
 
 struct checker *session_end(struct session *s)
@@ -93,7 +118,7 @@ struct checker *session_end(struct session *s)
 	uint64_t drops[FSAIO_DROP__COUNT];
 	struct checker *c = s->checker;
 	struct timespec ts;
-	int idle = 0, polls = 0, i;
+	int idle = 0, polls = 0, fold_lost, i;
 
 	/* Records of the segment may still sit in the ring buffer; under a
 	 * live load it never goes idle, so stop after ~500 ms. */
@@ -104,6 +129,7 @@ struct checker *session_end(struct session *s)
 		if (n < 0 && n != -EINTR)
 			break;
 	}
+	fold_lost = end_folded(s);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	end.ts_ns = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	tracer_drops(s->tracer, drops);
@@ -111,6 +137,8 @@ struct checker *session_end(struct session *s)
 		end.stack[i] = drops[i] - s->drops_base[i];
 		end.arg0 += end.stack[i];
 	}
+	end.stack[FSAIO_DROP_MAP_FULL] += fold_lost;
+	end.arg0 += fold_lost;
 	on_record(&end, s);
 	checker_finish(c);
 	s->checker = NULL;

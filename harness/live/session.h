@@ -17,6 +17,7 @@ struct session {
 	int log_errno;		/* first failed log write, 0 if none */
 	struct checker *checker;	/* current segment */
 	uint64_t drops_base[FSAIO_DROP__COUNT];	/* tracer_drops() at segment start */
+	struct fsaio_fold_counts fold_base;	/* tracer_read_fold() at segment start */
 	uint32_t features;	/* FEAT_* (core/features.h) */
 	bool keep_stacks;	/* checkers count sleeps per stack (trace --stacks) */
 };

@@ -376,11 +376,12 @@ static int probe_features(struct tracer *t, char *err, size_t errlen)
 			t->use[i] = !(t->feat & FEAT_TP_BTF);
 			break;
 		case PK_RAW_TP:
-			/* fsaio trace only: fsaio check sends every event, and a
-			 * cheaper producer outran its consumer (fio io_uring at
-			 * ~500k IOPS: 8007 records lost) until check counts in
-			 * the kernel too */
-			t->use[i] = t->opts.aggregate && raw_tp_usable(t, vmlinux, d->name);
+			/* counting in the kernel only (trace, or check folding):
+			 * with every event sent, a cheaper producer outran its
+			 * consumer (fio io_uring at ~500k IOPS: 8007 records
+			 * lost) */
+			t->use[i] = (t->opts.aggregate || t->opts.fold) &&
+				    raw_tp_usable(t, vmlinux, d->name);
 			vlog(t, "raw_tp/%s: %s", d->name, t->use[i] ? "prototype known, used" :
 			     "prototype not known here: the classic tracepoint instead");
 			break;
@@ -489,6 +490,7 @@ static int open_and_load(struct tracer *t, const char *comm, char *err, size_t e
 	t->skel->rodata->aio_complete_rw_addr = ksyms_addr(t->ksyms, "aio_complete_rw");
 	t->skel->rodata->wakeup_bytes = t->ringbuf_bytes / WAKEUP_FRACTION;
 	t->skel->rodata->aggregate = t->opts.aggregate;
+	t->skel->rodata->fold = t->opts.fold && !t->opts.aggregate;
 	t->skel->rodata->uring_complete_cqe = t->skel_uring_complete_cqe;
 	ret = bpf_map__set_max_entries(t->skel->maps.events, t->ringbuf_bytes);
 	if (ret) {
@@ -815,6 +817,98 @@ int tracer_read_agg(struct tracer *t, struct fsaio_agg *out)
 	}
 	free(vals);
 	return 0;
+}
+
+int tracer_read_fold(struct tracer *t, struct fsaio_fold_counts *out)
+{
+	struct fsaio_fold_counts *vals;
+	__u32 zero = 0;
+	int i, k;
+
+	memset(out, 0, sizeof(*out));
+	if (!t || !t->skel || t->ncpus <= 0)
+		return -EINVAL;
+	vals = calloc(t->ncpus, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.fold_counts), &zero, vals)) {
+		int err = -errno;
+
+		free(vals);
+		return err;
+	}
+	for (i = 0; i < t->ncpus; i++) {
+		out->lifecycles += vals[i].lifecycles;
+		out->errors += vals[i].errors;
+		out->submit_calls += vals[i].submit_calls;
+		out->submit_ns += vals[i].submit_ns;
+		for (k = 0; k < FSAIO_FOLD_OPS; k++)
+			out->by_opcode[k] += vals[i].by_opcode[k];
+	}
+	free(vals);
+	return 0;
+}
+
+struct fold_pending {
+	__u64 req;
+	struct fsaio_fold_req f;
+};
+
+static int fold_pending_cmp(const void *a, const void *b)
+{
+	const struct fold_pending *x = a, *y = b;
+
+	return x->f.ts_ns < y->f.ts_ns ? -1 : x->f.ts_ns > y->f.ts_ns;
+}
+
+int tracer_fold_flush(struct tracer *t, tracer_record_fn fn, void *ctx)
+{
+	struct fold_pending *pend = NULL;
+	__u64 key, next, *prev = NULL;
+	size_t np = 0, cap = 0, i;
+	int fd, n = 0;
+
+	if (!t || !t->skel)
+		return -EINVAL;
+	if (!t->opts.fold || t->opts.aggregate)
+		return 0;
+	fd = bpf_map__fd(t->skel->maps.fold_reqs);
+	/* hand the pending ones over in submit order: collect, sort, send */
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct fsaio_fold_req f;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &f) || f.state != FSAIO_FOLD_PENDING)
+			continue;
+		if (np == cap) {
+			void *p = realloc(pend, (cap = cap ? cap * 2 : 64) * sizeof(*pend));
+
+			if (!p) {
+				free(pend);
+				return -ENOMEM;
+			}
+			pend = p;
+		}
+		pend[np].req = key;
+		pend[np++].f = f;
+	}
+	if (np)
+		qsort(pend, np, sizeof(*pend), fold_pending_cmp);
+	for (i = 0; i < np; i++) {
+		struct fsaio_record r = { .version = FSAIO_RECORD_VERSION };
+
+		fsaio_fold_submit_record(&r, pend[i].req, &pend[i].f);
+		fn(&r, ctx);
+		n++;
+	}
+	free(pend);
+	/* forget them all: delete from the first key each time (deleting
+	 * the key get_next_key started from restarts a hash walk) */
+	while (!bpf_map_get_next_key(fd, NULL, &next))
+		if (bpf_map_delete_elem(fd, &next))
+			break;
+	return n;
 }
 
 uint64_t tracer_lost(struct tracer *t)

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include "bpf/fsaio.h"
 #include "bpf/fsaio_agg.h"
+#include "bpf/fsaio_fold.h"
 #include "core/features.h"	/* FEAT_* */
 
 struct tracer_opts {
@@ -23,6 +24,8 @@ struct tracer_opts {
 	size_t ringbuf_bytes;	/* 0: default (8 MiB) */
 	bool aggregate;		/* count records in BPF (fsaio_agg.h), send only
 				 * sleeps, exits and anomalies (fsaio trace) */
+	bool fold;		/* keep plain io_uring lifecycles in BPF
+				 * (bpf/fsaio_fold.h; fsaio check) */
 };
 
 struct tracer;
@@ -54,6 +57,12 @@ uint64_t tracer_lost(struct tracer *t);
 /* With opts.aggregate: the counts so far, summed over CPUs, into *out.
  * 0 or a negative errno. */
 int tracer_read_agg(struct tracer *t, struct fsaio_agg *out);
+/* With opts.fold: the folded lifecycles so far, summed over CPUs. */
+int tracer_read_fold(struct tracer *t, struct fsaio_fold_counts *out);
+/* With opts.fold: hand each kept submit still pending (in flight) to fn as
+ * its SUBMIT record, then forget every kept request.  Call between runs,
+ * with nothing traced running.  Returns the number handed, or -errno. */
+int tracer_fold_flush(struct tracer *t, tracer_record_fn fn, void *ctx);
 
 /* The kernel symbols the tracer loaded (NULL if /proc/kallsyms was
  * unreadable); valid until tracer_close(). */

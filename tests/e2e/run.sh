@@ -696,6 +696,37 @@ t_trace_aggregate_agrees() {
 }
 TESTS+=(t_trace_aggregate_agrees)
 
+# fsaio check folds plain io_uring lifecycles in the kernel
+# (bpf/fsaio_fold.h); -E sends every record.  Same verdicts, same request
+# counts, on io_uring programs that fold (reads), that do not (multishot,
+# CQ overflow, failed links, early failures, ring teardown at exit), and on
+# one that keeps requests in flight across an exit.
+t_check_fold_agrees() {
+	need_root
+	local mode w="uring_read_batch uring_read_multishot uring_cq_overflow uring_link_fail uring_early_fail uring_exit_armed uring_drain"
+	for mode in fold per-event; do
+		local opt=()
+		[[ $mode == fold ]] || opt=(-E)
+		$FSAIO check "${opt[@]}" --json "$WORK/cf-$mode.json" $w >"$WORK/cf-$mode.out" 2>&1 ||
+			fail "check ($mode) rc=$?: $(grep -m3 'not ok' "$WORK/cf-$mode.out")"
+	done
+	local q='[.runs[] | {name, verdict, inv: [.invariants[] | {name, verdict}], u: .engines.io_uring | [.submitted, .completed, .errors, .failed_init, .cq_overflow]}]'
+	local a e
+	a=$(jq -c "$q" "$WORK/cf-fold.json"); e=$(jq -c "$q" "$WORK/cf-per-event.json")
+	[[ $a == "$e" ]] || fail "folded and per-event checks differ: $(diff <(jq . <<<"$a") <(jq . <<<"$e") | head -20 | tr '\n' ' ')"
+	local rf re kf
+	rf=$(jq '[.runs[].records] | add' "$WORK/cf-fold.json")
+	re=$(jq '[.runs[].records] | add' "$WORK/cf-per-event.json")
+	kf=$(jq '[.runs[].records_counted_in_kernel] | add' "$WORK/cf-fold.json")
+	echo "# records sent: $rf folded, $re per event; $kf counted in the kernel"
+	[[ $(jq '.runs[] | select(.name == "uring_read_batch") | .records_counted_in_kernel' "$WORK/cf-fold.json") -ge 128 ]] ||
+		fail "uring_read_batch: its 64 plain reads were not folded"
+	[[ $(jq '[.runs[].records_counted_in_kernel] | add' "$WORK/cf-per-event.json") -eq 0 ]] ||
+		fail "-E counted in the kernel"
+	((rf < re)) || fail "folding sent $rf records, per event $re"
+}
+TESTS+=(t_check_fold_agrees)
+
 # fsaio trace --stacks: where a traced program slept, by stack.  On a stock
 # kernel io_submit sleeps in folio_wait_bit_common under io_submit_one.
 t_trace_stacks() {

@@ -34,11 +34,18 @@ static inline struct fsaio_record synth_rec(int type, int engine, uint32_t tgid,
 /* When set, every record fed is counted there too, as the BPF side counts
  * it in aggregate mode (test_aggregate.c compares the two). */
 static struct fsaio_agg *synth_agg;
+/* When set, records go there instead of to the checker (test_fold.c puts
+ * the BPF side's folding in between). */
+static void (*synth_hook)(struct checker *c, const struct fsaio_record *r);
 
 static inline void synth_feed(struct checker *c, const struct fsaio_record *r)
 {
 	if (synth_agg)
 		fsaio_agg_account(synth_agg, r);
+	if (synth_hook) {
+		synth_hook(c, r);
+		return;
+	}
 	synth_rc |= checker_feed(c, r);
 }
 
