@@ -50,8 +50,8 @@ const volatile bool aggregate = false;
 /* The fentry/fexit retry tier (section 7) is loaded: only then does a new
  * io_uring request have an armed entry of a recycled req to drop. */
 const volatile bool armed_tier = false;
-/* fsaio check without --record: keep plain io_uring lifecycles in fold_reqs
- * and send only what the checker must see (fsaio_fold.h). */
+/* fsaio check without --record: keep plain io_uring lifecycles in
+ * fold_slots and send only what the checker must see (fsaio_fold.h). */
 const volatile bool fold = false;
 
 /* Global record sequence; taken after a successful reserve. */
@@ -401,13 +401,9 @@ static __always_inline __u32 current_tid(void)
 	return (__u32)bpf_get_current_pid_tgid();
 }
 
-/* Folded lifecycles (fsaio_fold.h): kept submits, keyed by req. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FSAIO_FOLD_MAX_REQS);
-	__type(key, __u64);
-	__type(value, struct fsaio_fold_req);
-} fold_reqs SEC(".maps");
+/* Folded lifecycles (fsaio_fold.h): kept submits in a direct-mapped table
+ * (global data: read and cleared by the harness through the mmapped .bss). */
+struct fsaio_fold_req fold_slots[FSAIO_FOLD_SLOTS] = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -416,8 +412,13 @@ struct {
 	__type(value, struct fsaio_fold_counts);
 } fold_counts SEC(".maps");
 
+static __always_inline struct fsaio_fold_req *fold_slot_of(__u64 req)
+{
+	return &fold_slots[fsaio_fold_slot(req) & (FSAIO_FOLD_SLOTS - 1)];
+}
+
 /* Send a record built from a kept request (its SUBMIT, or a folded CQE). */
-static __always_inline void fold_send_one(__u64 req, const struct fsaio_fold_req *f, bool cqe)
+static __always_inline void fold_send_one(const struct fsaio_fold_req *f, bool cqe)
 {
 	struct fsaio_record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 
@@ -427,27 +428,30 @@ static __always_inline void fold_send_one(__u64 req, const struct fsaio_fold_req
 	}
 	__builtin_memset(r, 0, sizeof(*r));
 	if (cqe)
-		fsaio_fold_complete_record(r, req, f);
+		fsaio_fold_complete_record(r, f);
 	else
-		fsaio_fold_submit_record(r, req, f);
+		fsaio_fold_submit_record(r, f);
 	r->version = FSAIO_RECORD_VERSION;
 	r->seq = __sync_fetch_and_add(&fsaio_seq, 1) + 1;
 	rec_submit(r);
 }
 
-/* What fsaio_fold_promote() & co. say to send (FSAIO_FOLD_SEND_*). */
-static __always_inline void fold_send(__u64 req, const struct fsaio_fold_req *f, int what)
+/* What the state machine says to send (FSAIO_FOLD_SEND_*), from its
+ * snapshot; a folded lifecycle sent after all is uncounted. */
+static __always_inline void fold_send(int what, const struct fsaio_fold_req *snap)
 {
 	struct fsaio_fold_counts *c;
 	__u32 zero = 0;
 
-	if (what > 0 && (what & FSAIO_FOLD_SEND_SUBMIT))
-		fold_send_one(req, f, false);
-	if (what > 0 && (what & FSAIO_FOLD_SEND_CQE)) {
-		fold_send_one(req, f, true);
+	if (what <= 0)
+		return;
+	if (what & FSAIO_FOLD_SEND_SUBMIT)
+		fold_send_one(snap, false);
+	if (what & FSAIO_FOLD_SEND_CQE) {
+		fold_send_one(snap, true);
 		c = bpf_map_lookup_elem(&fold_counts, &zero);
 		if (c)
-			fsaio_fold_uncount(c, f);
+			fsaio_fold_uncount(c, snap);
 	}
 }
 
@@ -455,28 +459,28 @@ static __always_inline void fold_send(__u64 req, const struct fsaio_fold_req *f,
  * its kept SUBMIT goes first, then everything flows as records. */
 static __always_inline void fold_promote(__u64 req)
 {
-	struct fsaio_fold_req *f;
+	struct fsaio_fold_req snap;
 
 	if (!fold || !req)
 		return;
-	f = bpf_map_lookup_elem(&fold_reqs, &req);
-	if (f)
-		fold_send(req, f, fsaio_fold_promote(f));
+	fold_send(fsaio_fold_promote(fold_slot_of(req), req, &snap), &snap);
 }
 
 /* Promote the kept submits of a ring (an overflowed CQE names its request
  * by ring and user_data only) or of a process (its exit ends what it left
- * in flight): rare events, a walk of the map. */
+ * in flight): rare events, a walk of the table. */
 struct fold_walk {
 	__u64 ring;
 	__u32 tgid;
 };
 
-static long fold_walk_one(void *map, __u64 *req, struct fsaio_fold_req *f, struct fold_walk *w)
+static long fold_walk_one(__u32 i, struct fold_walk *w)
 {
-	if (f->state == FSAIO_FOLD_PENDING &&
+	struct fsaio_fold_req *f = &fold_slots[i & (FSAIO_FOLD_SLOTS - 1)], snap;
+
+	if (FSAIO_FOLD_ST(f->state) == FSAIO_FOLD_PENDING &&
 	    ((w->ring && f->ring == w->ring) || (w->tgid && f->tgid == w->tgid)))
-		fold_send(*req, f, fsaio_fold_promote(f));
+		fold_send(fsaio_fold_promote(f, 0, &snap), &snap);
 	return 0;
 }
 
@@ -485,72 +489,67 @@ static __always_inline void fold_promote_all(__u64 ring, __u32 tgid)
 	struct fold_walk w = { .ring = ring, .tgid = tgid };
 
 	if (fold)
-		bpf_for_each_map_elem(&fold_reqs, fold_walk_one, &w, 0);
+		bpf_loop(FSAIO_FOLD_SLOTS, fold_walk_one, &w, 0);
 }
 
-/* A new request's submit: kept (true), or to be sent as a record.  An
- * entry of a recycled req is dealt with first: a pending one ended without
- * a CQE we saw, so the checker gets its SUBMIT as it would have. */
+/* A new request's submit: kept (true), or to be sent as a record. */
 static __always_inline bool fold_submit(__u64 ring, __u64 req, __u64 user_data,
 					__u8 opcode, __u64 flags, __u8 rflags)
 {
-	struct fsaio_fold_req *old, f = {};
-	int resent = 0;
-	__u64 id;
+	struct fsaio_fold_req *f, snap;
+	__u64 id, w;
+	int send;
 
 	if (!fold)
 		return false;
-	old = bpf_map_lookup_elem(&fold_reqs, &req);
-	if (old)
-		resent = fsaio_fold_on_resubmit(old);
-	if (resent)
-		fold_send(req, old, resent);
-	if (resent || !fsaio_fold_submit_ok(rflags, flags)) {
-		if (old)
-			bpf_map_delete_elem(&fold_reqs, &req);
+	f = fold_slot_of(req);
+	if (!fsaio_fold_submit_ok(rflags, flags)) {
+		/* its records flow: what the slot kept of this req goes first */
+		if (FSAIO_FOLD_ST(f->state) == FSAIO_FOLD_PENDING)
+			fold_send(fsaio_fold_promote(f, req, &snap), &snap);
+		else
+			fsaio_fold_forget(f, req);
 		return false;
 	}
+	w = fsaio_fold_take(f, req, &snap, &send);
+	fold_send(send, &snap);
+	if (!w)
+		return false;
 	id = bpf_get_current_pid_tgid();
-	f.ts_ns = bpf_ktime_get_ns();
-	f.user_data = user_data;
-	f.ring = ring;
-	f.flags = flags;
-	f.pid = (__u32)id;
-	f.tgid = id >> 32;
-	f.cpu = bpf_get_smp_processor_id();
-	f.opcode = opcode;
-	f.state = FSAIO_FOLD_PENDING;
-	bpf_get_current_comm(f.comm, sizeof(f.comm));
-	if (!bpf_map_update_elem(&fold_reqs, &req, &f, BPF_ANY))
-		return true;
-	/* full: this one goes as records */
-	if (old)
-		bpf_map_delete_elem(&fold_reqs, &req);
-	return false;
+	f->req = req;
+	f->ts_ns = bpf_ktime_get_ns();
+	f->user_data = user_data;
+	f->ring = ring;
+	f->flags = flags;
+	f->done_res = 0;
+	f->pid = (__u32)id;
+	f->tgid = id >> 32;
+	f->cpu = bpf_get_smp_processor_id();
+	f->opcode = opcode;
+	bpf_get_current_comm(f->comm, sizeof(f->comm));
+	__sync_val_compare_and_swap(&f->state, w, FSAIO_FOLD_WORD(w, FSAIO_FOLD_PENDING));
+	return true;
 }
 
-/* A CQE: folded (true), or to be sent as a record after the kept SUBMIT
- * (and, for a folded lifecycle completed again, its pair). */
+/* A CQE: folded (true), or to be sent as a record after what the kept
+ * request says (its SUBMIT; for a folded one completed again, its pair). */
 static __always_inline bool fold_cqe(__u64 req, __s32 res, __u32 cflags)
 {
-	struct fsaio_fold_req *f;
+	struct fsaio_fold_req snap;
 	struct fsaio_fold_counts *c;
 	__u32 zero = 0;
 	int what;
 
 	if (!fold || !req)
 		return false;
-	f = bpf_map_lookup_elem(&fold_reqs, &req);
-	if (!f)
-		return false;
-	what = fsaio_fold_on_cqe(f, res, cflags, bpf_ktime_get_ns());
+	what = fsaio_fold_on_cqe(fold_slot_of(req), req, res, cflags, &snap);
 	if (what < 0) {
 		c = bpf_map_lookup_elem(&fold_counts, &zero);
 		if (c)
-			fsaio_fold_count(c, f->opcode, res);
+			fsaio_fold_count(c, snap.opcode, res);
 		return true;
 	}
-	fold_send(req, f, what);
+	fold_send(what, &snap);
 	return false;
 }
 

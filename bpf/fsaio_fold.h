@@ -4,8 +4,9 @@
  * io_uring lifecycles nothing happened to.
  *
  * A plain io_uring request (no failed init, no IOSQE_CQE_SKIP_SUCCESS) is
- * not sent as a SUBMIT record: its submit is kept in the fold_reqs hash,
- * keyed by req.  If its final CQE comes next (no F_MORE, no notification,
+ * not sent as a SUBMIT record: its submit is kept in a slot of fold_slots,
+ * a direct-mapped table indexed by a hash of req (a global array: no map
+ * helper, no lock on the hot path).  If its final CQE comes next (no F_MORE, no notification,
  * not -ECANCELED) with nothing else said about it in between, the
  * lifecycle is counted (fsaio_fold_counts) and no record is sent at all:
  * that is exactly the SUBMIT, COMPLETE pair the checker would have passed.
@@ -15,7 +16,12 @@
  * its own time, and everything after flows as records.  A second completion
  * of a folded request sends the folded pair and then itself, so the checker
  * sees "completed twice" as without folding; the entry stays DONE until its
- * req is submitted again.  At the end of each run the harness sends the
+ * slot is taken by another request.  A request whose slot is taken while
+ * it is pending is promoted first (its SUBMIT sent): eviction costs
+ * records, never a verdict.  The one thing eviction can hide is a second
+ * completion of a request folded before its slot was reused: that CQE
+ * then arrives as one of an unknown request, as a CQE of a request
+ * submitted before tracing began does.  At the end of each run the harness sends the
  * pending entries (in flight) as SUBMIT records and clears the map: the
  * checker then judges exactly the stream it would have seen, minus the
  * plain pairs, whose counts it adds (checker_add_folded).  io_uring's
@@ -31,25 +37,33 @@
 
 #include "fsaio.h"
 
-#define FSAIO_FOLD_MAX_REQS	8192	/* fold_reqs entries; full: no folding */
+#define FSAIO_FOLD_SLOTS_LOG2	12
+#define FSAIO_FOLD_SLOTS	(1u << FSAIO_FOLD_SLOTS_LOG2)
 #define FSAIO_FOLD_OPS		64	/* by-opcode counts (opcodes above: last) */
 #define FSAIO_FOLD_ECANCELED	125
 
+/* A slot's state word: the state in the low byte, a generation above it
+ * (bumped each time the slot is taken, so a compare-and-swap that read the
+ * word before a takeover fails after it). */
 enum fsaio_fold_state {
-	FSAIO_FOLD_PENDING = 1,	/* submit kept, not sent */
+	FSAIO_FOLD_FREE = 0,
+	FSAIO_FOLD_PENDING,	/* submit kept, not sent */
 	FSAIO_FOLD_PROMOTED,	/* submit sent: records flow */
 	FSAIO_FOLD_DONE,	/* folded: submit and final CQE counted */
+	FSAIO_FOLD_BUSY,	/* being written by a takeover */
 };
+#define FSAIO_FOLD_ST(w)	((__u32)((w) & 0xff))
+#define FSAIO_FOLD_WORD(w, st)	(((w) & ~0xffull) | (st))
 
 /* A kept submit: what its SUBMIT record carries, and a folded CQE. */
 struct fsaio_fold_req {
-	__u64 state;		/* enum fsaio_fold_state (64-bit: BPF's cmpxchg) */
+	__u64 state;		/* FSAIO_FOLD_ST(), generation (64-bit: cmpxchg) */
+	__u64 req;
 	__u64 ts_ns;
 	__u64 user_data;
 	__u64 ring;
 	__u64 flags;		/* req->flags (SUBMIT arg1) */
-	__u64 done_ts_ns;	/* DONE: the folded CQE's time and result */
-	__s32 done_res;
+	__s32 done_res;		/* DONE: the folded CQE's result */
 	__u32 pid;
 	__u32 tgid;
 	__u16 cpu;
@@ -57,6 +71,12 @@ struct fsaio_fold_req {
 	__u8 pad;
 	char comm[FSAIO_COMM_LEN];
 };
+
+FSAIO_INLINE __u32 fsaio_fold_slot(__u64 req)
+{
+	return (__u32)((req * 0x9E3779B97F4A7C15ull) >> (64 - FSAIO_FOLD_SLOTS_LOG2)) &
+	       (FSAIO_FOLD_SLOTS - 1);
+}
 
 /* Counted by the BPF side for folded lifecycles, per CPU. */
 struct fsaio_fold_counts {
@@ -86,47 +106,94 @@ FSAIO_INLINE int fsaio_fold_cqe_ok(__s32 res, __u32 cflags)
 
 /*
  * The state machine, shared by the BPF object and the unit tests; the
- * caller looks entries up and sends.  What to send for an entry, before
- * the record that promoted it: its SUBMIT, and for a DONE one also its
- * folded COMPLETE.  64-bit compare-and-swap: a promotion and a CQE may run
- * on two CPUs.
+ * caller finds the slot and sends.  Two CPUs may touch a slot at once (a
+ * takeover by another request while this one's CQE runs), so every
+ * change is a compare-and-swap of the state word, and what is sent is a
+ * snapshot taken before it: a swap that succeeded proves the snapshot was
+ * not torn by a takeover.
+ *
+ * What to send for an entry, before the record that promoted it: its
+ * SUBMIT, and for a DONE one also its folded COMPLETE.
  */
 #define FSAIO_FOLD_SEND_SUBMIT	1
 #define FSAIO_FOLD_SEND_CQE	2
 
-FSAIO_INLINE int fsaio_fold_promote(struct fsaio_fold_req *f)
+/* Promote f if it is req's (req 0: whoever's it is); *snap what to send. */
+FSAIO_INLINE int fsaio_fold_promote(struct fsaio_fold_req *f, __u64 req,
+				    struct fsaio_fold_req *snap)
 {
-	if (__sync_val_compare_and_swap(&f->state, FSAIO_FOLD_PENDING,
-					FSAIO_FOLD_PROMOTED) == FSAIO_FOLD_PENDING)
-		return FSAIO_FOLD_SEND_SUBMIT;
-	if (__sync_val_compare_and_swap(&f->state, FSAIO_FOLD_DONE,
-					FSAIO_FOLD_PROMOTED) == FSAIO_FOLD_DONE)
-		return FSAIO_FOLD_SEND_SUBMIT | FSAIO_FOLD_SEND_CQE;
-	return 0;
+	__u64 w = f->state;
+	__u32 st = FSAIO_FOLD_ST(w);
+
+	if (st != FSAIO_FOLD_PENDING && st != FSAIO_FOLD_DONE)
+		return 0;
+	*snap = *f;
+	if ((req && snap->req != req) || snap->state != w ||
+	    __sync_val_compare_and_swap(&f->state, w,
+					FSAIO_FOLD_WORD(w, FSAIO_FOLD_PROMOTED)) != w)
+		return 0;
+	return st == FSAIO_FOLD_PENDING ? FSAIO_FOLD_SEND_SUBMIT :
+	       FSAIO_FOLD_SEND_SUBMIT | FSAIO_FOLD_SEND_CQE;
 }
 
-/* A CQE of a kept request: folded (-1: count it, send nothing), or what
- * to send before the CQE's own record. */
-FSAIO_INLINE int fsaio_fold_on_cqe(struct fsaio_fold_req *f, __s32 res, __u32 cflags,
-				   __u64 now_ns)
+/* A CQE of req: folded (-1: count it, send nothing; *snap the lifecycle),
+ * or what to send from *snap before the CQE's own record. */
+FSAIO_INLINE int fsaio_fold_on_cqe(struct fsaio_fold_req *f, __u64 req, __s32 res,
+				   __u32 cflags, struct fsaio_fold_req *snap)
 {
-	if (f->state == FSAIO_FOLD_PENDING && fsaio_fold_cqe_ok(res, cflags)) {
-		f->done_ts_ns = now_ns;
-		f->done_res = res;
-		if (__sync_val_compare_and_swap(&f->state, FSAIO_FOLD_PENDING,
-						FSAIO_FOLD_DONE) == FSAIO_FOLD_PENDING)
+	__u64 w = f->state;
+
+	if (f->req != req)
+		return 0;
+	if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING && fsaio_fold_cqe_ok(res, cflags)) {
+		*snap = *f;
+		if (snap->req == req && snap->state == w &&
+		    __sync_val_compare_and_swap(&f->state, w,
+						FSAIO_FOLD_WORD(w, FSAIO_FOLD_DONE)) == w) {
+			f->done_res = res;
 			return -1;
+		}
 	}
-	return fsaio_fold_promote(f);
+	return fsaio_fold_promote(f, req, snap);
 }
 
-/* A new submit on a req that has an entry (old, or NULL): what to send for
- * the old one (a pending one ended without a CQE we saw: the checker gets
- * its SUBMIT as it would have, and then the new one's records, not kept,
- * so that it judges the pair). */
-FSAIO_INLINE int fsaio_fold_on_resubmit(struct fsaio_fold_req *old)
+/*
+ * Take f for a new submit (the caller then fills it and publishes it with
+ * fsaio_fold_publish()).  What f held is sent first (*snap) if it was
+ * pending: the checker gets its SUBMIT as it would have.  Returns the
+ * word to publish with, or 0 if the new request must go as records: f is
+ * being taken by another CPU, or f held this same req pending (submitted
+ * again before its CQE: the checker judges the pair).
+ */
+FSAIO_INLINE __u64 fsaio_fold_take(struct fsaio_fold_req *f, __u64 req,
+				   struct fsaio_fold_req *snap, int *send)
 {
-	return old && old->state == FSAIO_FOLD_PENDING ? fsaio_fold_promote(old) : 0;
+	__u64 w = f->state, busy;
+
+	*send = 0;
+	if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING) {
+		int again = f->req == req;
+
+		*send = fsaio_fold_promote(f, 0, snap);
+		if (again)
+			return 0;
+		w = f->state;
+	}
+	if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING || FSAIO_FOLD_ST(w) == FSAIO_FOLD_BUSY)
+		return 0;
+	busy = FSAIO_FOLD_WORD(w + 0x100, FSAIO_FOLD_BUSY);
+	if (__sync_val_compare_and_swap(&f->state, w, busy) != w)
+		return 0;
+	return busy;
+}
+
+/* Forget what f holds for req (a resubmit that is not kept). */
+FSAIO_INLINE void fsaio_fold_forget(struct fsaio_fold_req *f, __u64 req)
+{
+	__u64 w = f->state;
+
+	if (f->req == req && FSAIO_FOLD_ST(w) == FSAIO_FOLD_DONE)
+		__sync_val_compare_and_swap(&f->state, w, FSAIO_FOLD_WORD(w, FSAIO_FOLD_FREE));
 }
 
 FSAIO_INLINE void fsaio_fold_count(struct fsaio_fold_counts *c, __u8 opcode, __s32 res)
@@ -150,7 +217,7 @@ FSAIO_INLINE void fsaio_fold_uncount(struct fsaio_fold_counts *c, const struct f
 
 /* The SUBMIT record a kept submit stands for (seq, version left to the
  * sender). */
-FSAIO_INLINE void fsaio_fold_submit_record(struct fsaio_record *r, __u64 req,
+FSAIO_INLINE void fsaio_fold_submit_record(struct fsaio_record *r,
 					   const struct fsaio_fold_req *f)
 {
 	int i;
@@ -161,7 +228,7 @@ FSAIO_INLINE void fsaio_fold_submit_record(struct fsaio_record *r, __u64 req,
 	r->ts_ns = f->ts_ns;
 	r->pid = f->pid;
 	r->tgid = f->tgid;
-	r->req = req;
+	r->req = f->req;
 	r->user_data = f->user_data;
 	r->arg0 = f->opcode;
 	r->arg1 = f->flags;
@@ -171,12 +238,11 @@ FSAIO_INLINE void fsaio_fold_submit_record(struct fsaio_record *r, __u64 req,
 }
 
 /* The COMPLETE record a folded CQE stands for (sent before a second one). */
-FSAIO_INLINE void fsaio_fold_complete_record(struct fsaio_record *r, __u64 req,
+FSAIO_INLINE void fsaio_fold_complete_record(struct fsaio_record *r,
 					     const struct fsaio_fold_req *f)
 {
-	fsaio_fold_submit_record(r, req, f);
-	r->type = FSAIO_EV_COMPLETE;
-	r->ts_ns = f->done_ts_ns;
+	fsaio_fold_submit_record(r, f);
+	r->type = FSAIO_EV_COMPLETE;	/* at the submit's time: not kept */
 	r->res = f->done_res;
 	r->arg0 = 0;		/* cflags: a plain final CQE */
 	r->arg1 = 0;

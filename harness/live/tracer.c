@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "bpf/fsaio_fold.h"	/* the skeleton's .bss holds fold_slots */
 #include "fsaio.skel.h"
 #include "core/decode.h"
 #include "core/features.h"
@@ -849,66 +850,43 @@ int tracer_read_fold(struct tracer *t, struct fsaio_fold_counts *out)
 	return 0;
 }
 
-struct fold_pending {
-	__u64 req;
-	struct fsaio_fold_req f;
-};
-
 static int fold_pending_cmp(const void *a, const void *b)
 {
-	const struct fold_pending *x = a, *y = b;
+	const struct fsaio_fold_req *x = a, *y = b;
 
-	return x->f.ts_ns < y->f.ts_ns ? -1 : x->f.ts_ns > y->f.ts_ns;
+	return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
 }
 
 int tracer_fold_flush(struct tracer *t, tracer_record_fn fn, void *ctx)
 {
-	struct fold_pending *pend = NULL;
-	__u64 key, next, *prev = NULL;
-	size_t np = 0, cap = 0, i;
-	int fd, n = 0;
+	struct fsaio_fold_req *slots, *pend;
+	size_t np = 0, i;
 
 	if (!t || !t->skel)
 		return -EINVAL;
 	if (!t->opts.fold || t->opts.aggregate)
 		return 0;
-	fd = bpf_map__fd(t->skel->maps.fold_reqs);
-	/* hand the pending ones over in submit order: collect, sort, send */
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct fsaio_fold_req f;
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &f) || f.state != FSAIO_FOLD_PENDING)
-			continue;
-		if (np == cap) {
-			void *p = realloc(pend, (cap = cap ? cap * 2 : 64) * sizeof(*pend));
-
-			if (!p) {
-				free(pend);
-				return -ENOMEM;
-			}
-			pend = p;
-		}
-		pend[np].req = key;
-		pend[np++].f = f;
-	}
+	if (!t->skel->bss)
+		return -ENOTSUP;	/* .bss not mmapped: folding was off */
+	slots = t->skel->bss->fold_slots;
+	pend = calloc(FSAIO_FOLD_SLOTS, sizeof(*pend));
+	if (!pend)
+		return -ENOMEM;
+	/* the pending ones in submit order, then every slot forgotten */
+	for (i = 0; i < FSAIO_FOLD_SLOTS; i++)
+		if (FSAIO_FOLD_ST(slots[i].state) == FSAIO_FOLD_PENDING)
+			pend[np++] = slots[i];
+	memset(slots, 0, FSAIO_FOLD_SLOTS * sizeof(*slots));
 	if (np)
 		qsort(pend, np, sizeof(*pend), fold_pending_cmp);
 	for (i = 0; i < np; i++) {
 		struct fsaio_record r = { .version = FSAIO_RECORD_VERSION };
 
-		fsaio_fold_submit_record(&r, pend[i].req, &pend[i].f);
+		fsaio_fold_submit_record(&r, &pend[i]);
 		fn(&r, ctx);
-		n++;
 	}
 	free(pend);
-	/* forget them all: delete from the first key each time (deleting
-	 * the key get_next_key started from restarts a hash walk) */
-	while (!bpf_map_get_next_key(fd, NULL, &next))
-		if (bpf_map_delete_elem(fd, &next))
-			break;
-	return n;
+	return np;
 }
 
 uint64_t tracer_lost(struct tracer *t)

@@ -17,36 +17,13 @@
 
 #pragma GCC diagnostic ignored "-Wsign-compare"
 
-#define MODEL_SLOTS 64
-
-/* The BPF side of fold, over an array. */
+/* The BPF side of fold: the same table and state machine. */
 static struct fold_model {
-	struct {
-		uint64_t req;
-		struct fsaio_fold_req f;
-	} slot[MODEL_SLOTS];
-	int nr;
+	struct fsaio_fold_req slot[FSAIO_FOLD_SLOTS];
 	struct fsaio_fold_counts counts;
 	uint64_t seq;		/* the ring buffer's: folded records take none */
 	uint64_t sent;
 } m;
-
-static struct fsaio_fold_req *model_find(uint64_t req)
-{
-	for (int i = 0; i < m.nr; i++)
-		if (m.slot[i].req == req)
-			return &m.slot[i].f;
-	return NULL;
-}
-
-static void model_delete(uint64_t req)
-{
-	for (int i = 0; i < m.nr; i++)
-		if (m.slot[i].req == req) {
-			m.slot[i] = m.slot[--m.nr];
-			return;
-		}
-}
 
 static void send(struct checker *c, struct fsaio_record r)
 {
@@ -56,116 +33,119 @@ static void send(struct checker *c, struct fsaio_record r)
 	synth_rc |= checker_feed(c, &r);
 }
 
-static void send_kept(struct checker *c, uint64_t req, const struct fsaio_fold_req *f,
-		      int what)
+/* fold_send() */
+static void send_kept(struct checker *c, int what, const struct fsaio_fold_req *snap)
 {
 	struct fsaio_record r;
 
-	if (what > 0 && (what & FSAIO_FOLD_SEND_SUBMIT)) {
+	if (what <= 0)
+		return;
+	if (what & FSAIO_FOLD_SEND_SUBMIT) {
 		memset(&r, 0, sizeof(r));
 		r.version = FSAIO_RECORD_VERSION;
-		fsaio_fold_submit_record(&r, req, f);
+		fsaio_fold_submit_record(&r, snap);
 		send(c, r);
 	}
-	if (what > 0 && (what & FSAIO_FOLD_SEND_CQE)) {
+	if (what & FSAIO_FOLD_SEND_CQE) {
 		memset(&r, 0, sizeof(r));
 		r.version = FSAIO_RECORD_VERSION;
-		fsaio_fold_complete_record(&r, req, f);
+		fsaio_fold_complete_record(&r, snap);
 		send(c, r);
-		fsaio_fold_uncount(&m.counts, f);
+		fsaio_fold_uncount(&m.counts, snap);
 	}
+}
+
+static struct fsaio_fold_req *slot_of(uint64_t req)
+{
+	return &m.slot[fsaio_fold_slot(req)];
 }
 
 /* fold_promote_all(): an overflowed CQE's ring, or an exiting process */
 static void promote_all(struct checker *c, uint64_t ring, uint32_t tgid)
 {
-	for (int i = 0; i < m.nr; i++) {
-		struct fsaio_fold_req *f = &m.slot[i].f;
+	struct fsaio_fold_req snap;
 
-		if (f->state == FSAIO_FOLD_PENDING &&
+	for (unsigned i = 0; i < FSAIO_FOLD_SLOTS; i++) {
+		struct fsaio_fold_req *f = &m.slot[i];
+
+		if (FSAIO_FOLD_ST(f->state) == FSAIO_FOLD_PENDING &&
 		    ((ring && f->ring == ring) || (tgid && f->tgid == tgid)))
-			send_kept(c, m.slot[i].req, f, fsaio_fold_promote(f));
+			send_kept(c, fsaio_fold_promote(f, 0, &snap), &snap);
 	}
-}
-
-static void promote(struct checker *c, uint64_t req)
-{
-	struct fsaio_fold_req *f = req ? model_find(req) : NULL;
-
-	if (f)
-		send_kept(c, req, f, fsaio_fold_promote(f));
 }
 
 /* What fsaio.bpf.c does with each record when fold is on. */
 static void model_feed(struct checker *c, const struct fsaio_record *r)
 {
 	bool uring = r->engine == FSAIO_ENGINE_IO_URING;
-	struct fsaio_fold_req *f;
+	struct fsaio_fold_req *f, snap;
 	int what;
+	uint64_t w;
 
 	if (uring && r->type == FSAIO_EV_SUBMIT) {		/* fold_submit() */
-		bool resent = false;
-
-		f = model_find(r->req);
-		if (f) {
-			what = fsaio_fold_on_resubmit(f);
-			send_kept(c, r->req, f, what);
-			resent = what;
-		}
-		if (resent || !fsaio_fold_submit_ok(r->flags, r->arg1)) {
-			model_delete(r->req);
+		f = slot_of(r->req);
+		if (!fsaio_fold_submit_ok(r->flags, r->arg1)) {
+			if (FSAIO_FOLD_ST(f->state) == FSAIO_FOLD_PENDING)
+				send_kept(c, fsaio_fold_promote(f, r->req, &snap), &snap);
+			else
+				fsaio_fold_forget(f, r->req);
 			send(c, *r);
 			return;
 		}
-		if (!f) {
-			if (m.nr == MODEL_SLOTS) {	/* full: records */
-				send(c, *r);
-				return;
-			}
-			m.slot[m.nr].req = r->req;
-			f = &m.slot[m.nr++].f;
+		w = fsaio_fold_take(f, r->req, &snap, &what);
+		send_kept(c, what, &snap);
+		if (!w) {
+			send(c, *r);
+			return;
 		}
-		memset(f, 0, sizeof(*f));
+		f->req = r->req;
 		f->ts_ns = r->ts_ns;
 		f->user_data = r->user_data;
 		f->ring = r->ring;
 		f->flags = r->arg1;
+		f->done_res = 0;
 		f->pid = r->pid;
 		f->tgid = r->tgid;
 		f->cpu = r->cpu;
 		f->opcode = r->arg0;
-		f->state = FSAIO_FOLD_PENDING;
 		memcpy(f->comm, r->comm, sizeof(f->comm));
+		f->state = FSAIO_FOLD_WORD(w, FSAIO_FOLD_PENDING);
 		return;
 	}
 	if (uring && r->type == FSAIO_EV_COMPLETE && (r->flags & FSAIO_F_OVERFLOW)) {
 		promote_all(c, r->ring, 0);
-	} else if (uring && r->type == FSAIO_EV_COMPLETE) {	/* fold_cqe() */
-		f = r->req ? model_find(r->req) : NULL;
-		if (f) {
-			what = fsaio_fold_on_cqe(f, r->res, r->arg0, r->ts_ns);
-			if (what < 0) {
-				fsaio_fold_count(&m.counts, f->opcode, r->res);
-				return;
-			}
-			send_kept(c, r->req, f, what);
+	} else if (uring && r->type == FSAIO_EV_COMPLETE && r->req) {	/* fold_cqe() */
+		what = fsaio_fold_on_cqe(slot_of(r->req), r->req, r->res, r->arg0, &snap);
+		if (what < 0) {
+			fsaio_fold_count(&m.counts, snap.opcode, r->res);
+			return;
 		}
+		send_kept(c, what, &snap);
 	} else if (uring && r->type == FSAIO_EV_SUBMIT_DONE) {
 		m.counts.submit_calls++;
 		m.counts.submit_ns += r->arg1;
 		return;
 	} else if (uring && (r->type == FSAIO_EV_RETRY || r->type == FSAIO_EV_WAKE ||
 			     r->type == FSAIO_EV_RESUME || r->type == FSAIO_EV_PUNT ||
-			     r->type == FSAIO_EV_LINK_FAIL)) {
-		promote(c, r->req);
+			     r->type == FSAIO_EV_LINK_FAIL) && r->req) {
+		send_kept(c, fsaio_fold_promote(slot_of(r->req), r->req, &snap), &snap);
 	} else if (r->type == FSAIO_EV_PROC_EXIT) {
 		promote_all(c, 0, r->tgid);
 	} else if (r->type == FSAIO_EV_TRACE_END) {
-		/* session_end(): tracer_fold_flush(), then the counts */
-		for (int i = 0; i < m.nr; i++)
-			if (m.slot[i].f.state == FSAIO_FOLD_PENDING)
-				send_kept(c, m.slot[i].req, &m.slot[i].f, FSAIO_FOLD_SEND_SUBMIT);
-		m.nr = 0;
+		/* session_end(): tracer_fold_flush(), in submit order */
+		for (uint64_t ts = 0;;) {
+			struct fsaio_fold_req *next = NULL;
+
+			for (unsigned i = 0; i < FSAIO_FOLD_SLOTS; i++)
+				if (FSAIO_FOLD_ST(m.slot[i].state) == FSAIO_FOLD_PENDING &&
+				    m.slot[i].ts_ns > ts && (!next || m.slot[i].ts_ns < next->ts_ns))
+					next = &m.slot[i];
+			if (!next)
+				break;
+			send_kept(c, FSAIO_FOLD_SEND_SUBMIT, next);
+			ts = next->ts_ns;
+		}
+		memset(m.slot, 0, sizeof(m.slot));
 		checker_add_folded(c, &m.counts);
 	}
 	send(c, *r);
@@ -426,6 +406,33 @@ TEST_F(fold, exit_sends_what_the_process_left_in_flight)
 {
 	play(_metadata, self, exit_in_flight);
 	EXPECT_EQ(VERDICT_PASS, INV(self->folded, INV_QUIESCENCE)->verdict);
+}
+
+/* Two requests whose reqs share a slot, both in flight: the second takes
+ * the slot and the first is promoted (its SUBMIT sent) on the way */
+static uint64_t rq_twin;
+
+static void slot_taken(struct checker *c)
+{
+	uring_submit(c, 100, RQ(0));
+	uring_submit(c, 100, rq_twin);
+	uring_complete(c, 100, RQ(0), 4096);
+	uring_complete(c, 100, rq_twin, 4096);
+	uring_submit(c, 100, RQ(0));	/* and back: the twin's DONE evicted */
+	uring_complete(c, 100, RQ(0), 4096);
+}
+
+TEST_F(fold, a_pending_request_whose_slot_is_taken_is_sent)
+{
+	uint64_t sent;
+
+	for (int i = 1; !rq_twin; i++)
+		if (fsaio_fold_slot(RQ(i)) == fsaio_fold_slot(RQ(0)))
+			rq_twin = RQ(i);
+	sent = play(_metadata, self, slot_taken);
+	EXPECT_EQ(VERDICT_PASS, INV(self->folded, INV_EXACTLY_ONCE)->verdict);
+	EXPECT_EQ(2, m.counts.lifecycles);	/* the twin, then RQ(0) again */
+	EXPECT_EQ(3, sent);	/* RQ(0)'s first SUBMIT and COMPLETE, the end */
 }
 
 TEST_HARNESS_MAIN
