@@ -5,6 +5,11 @@
 # Prints the table, writes .output/bench/bench.json (schema fsaio-bench/1,
 # see ci/README.md "Benchmarks") and SVG/PNG plots.  Exit 0 when the
 # benchmark ran: missed goals are reported in the table, not failures.
-.PHONY: bench
+.PHONY: bench soak
 bench: all
 	ci/bench/bench.sh
+
+# make soak [SOAK_SECONDS=600]: fsaio trace for SOAK_SECONDS under a mixed
+# libaio + io_uring + psync load with process churn: no loss, memory flat.
+soak: all
+	ci/bench/trace-soak.sh

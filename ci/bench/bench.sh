@@ -451,7 +451,7 @@ tracer_json() {
 	      (if (.check_pair | length) > 0 then
 	        ratio("tracer.\(.g).cpu_check_over_untraced"; "throughput_ratio";
 	              "tracer.untraced.\(.g).cpu_ns_per_io"; "tracer.check.\(.g).cpu_ns_per_io"; .check_pair; $gcheck[.e];
-	              "fio CPU per read untraced / under fsaio check -- fio (every event recorded, sent and judged: @{tracer.check.\(.g).records_per_io|r3}@ records per read)")
+	              "fio CPU per read untraced / under fsaio check -- fio (every event judged; plain io_uring lifecycles folded in the kernel, bpf/fsaio_fold.h: @{tracer.check.\(.g).records_per_io|r3}@ records per read)")
 	       else empty end),
 	      (if (.bt_pair | length) > 0 then
 	        ratio("tracer.\(.g).cpu_bpftrace_over_untraced"; "throughput_ratio";
