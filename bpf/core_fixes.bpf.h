@@ -27,6 +27,25 @@
 #define FSAIO_EIOCBRETRY	530	/* the 2006 FSAIO series' code */
 #define FSAIO_ENOSYS		38
 
+/* ---- tracepoints of older kernels ------------------------------------------ */
+
+/* io_uring_submit_sqe(req, force_nonblock), 5.5 .. 6.3: renamed
+ * io_uring_submit_req (and trimmed) in 6.4; vmlinux.h, from a newer
+ * kernel, lacks it.  Relocated by CO-RE against the running kernel's BTF;
+ * the harness loads the program only where the tracepoint exists. */
+struct trace_event_raw_io_uring_submit_sqe {
+	struct trace_entry ent;
+	void *ctx;
+	void *req;
+	unsigned long long user_data;
+	u8 opcode;
+	u32 flags;
+	bool force_nonblock;
+	bool sq_thread;
+	u32 __data_loc_op_str;
+	char __data[0];
+} __attribute__((preserve_access_index));
+
 /* ---- syscall numbers: the one place that knows the architecture --------- */
 #if defined(__TARGET_ARCH_x86)
 /* arch/x86/entry/syscalls/syscall_64.tbl */

@@ -248,14 +248,23 @@ static __always_inline struct fsaio_record *rec_reserve(__u16 type, __u8 engine)
 		r = scratch_reserve();
 		if (!r)
 			return NULL;
+		__builtin_memset(r, 0, sizeof(*r));
 	} else {
-		r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+		/* sized to its content: a stack area only for a sleep
+		 * (type is a constant at every call: one branch stays) */
+		if (type == FSAIO_EV_SLEEP)
+			r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+		else
+			r = bpf_ringbuf_reserve(&events, FSAIO_RECORD_SHORT, 0);
 		if (!r) {
 			count_drops(FSAIO_DROP_RINGBUF, 1);
 			return NULL;
 		}
+		if (type == FSAIO_EV_SLEEP)
+			__builtin_memset(r, 0, sizeof(*r));
+		else
+			__builtin_memset(r, 0, FSAIO_RECORD_SHORT);
 	}
-	__builtin_memset(r, 0, sizeof(*r));
 	id = bpf_get_current_pid_tgid();
 	r->version = FSAIO_RECORD_VERSION;
 	r->type = type;
@@ -303,9 +312,10 @@ static __always_inline void agg_submit(struct fsaio_record *r)
 	if (fsaio_agg_sends(r->type)) {
 		__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
 
+		__u64 size = r->type == FSAIO_EV_SLEEP ? sizeof(*r) : FSAIO_RECORD_SHORT;
+
 		r->seq = __sync_fetch_and_add(&fsaio_seq, 1) + 1;
-		if (bpf_ringbuf_output(&events, r, sizeof(*r),
-				       wakeup_flags(avail, avail + sizeof(*r))))
+		if (bpf_ringbuf_output(&events, r, size, wakeup_flags(avail, avail + size)))
 			count_drops(FSAIO_DROP_RINGBUF, 1);
 	}
 	if (sc && sc->depth)
@@ -335,9 +345,9 @@ static __always_inline void rec_submit(struct fsaio_record *r)
 	}
 	/* this record is counted in AVAIL_DATA since its reserve */
 	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 size = FSAIO_RECORD_SHORT;	/* about the threshold: close enough */
 
-	bpf_ringbuf_submit(r, wakeup_flags(avail > sizeof(*r) ? avail - sizeof(*r) : 0,
-					   avail));
+	bpf_ringbuf_submit(r, wakeup_flags(avail > size ? avail - size : 0, avail));
 }
 
 static __always_inline bool comm_is_target(const char *comm)
@@ -420,13 +430,13 @@ static __always_inline struct fsaio_fold_req *fold_slot_of(__u64 req)
 /* Send a record built from a kept request (its SUBMIT, or a folded CQE). */
 static __always_inline void fold_send_one(const struct fsaio_fold_req *f, bool cqe)
 {
-	struct fsaio_record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	struct fsaio_record *r = bpf_ringbuf_reserve(&events, FSAIO_RECORD_SHORT, 0);
 
 	if (!r) {
 		count_drops(FSAIO_DROP_RINGBUF, 1);
 		return;
 	}
-	__builtin_memset(r, 0, sizeof(*r));
+	__builtin_memset(r, 0, FSAIO_RECORD_SHORT);
 	if (cqe)
 		fsaio_fold_complete_record(r, f);
 	else
@@ -947,6 +957,14 @@ int fsaio_uring_create(struct trace_event_raw_io_uring_create *ctx)
 
 SEC("tracepoint/io_uring/io_uring_submit_req")
 int fsaio_uring_submit_req(struct trace_event_raw_io_uring_submit_req *ctx)
+{
+	return uring_new_request((__u64)ctx->ctx, (__u64)ctx->req, ctx->user_data,
+				 ctx->opcode, ctx->flags, 0, 0);
+}
+
+/* Kernels before 6.4 (6.1 LTS): the same event under its old name. */
+SEC("tracepoint/io_uring/io_uring_submit_sqe")
+int fsaio_uring_submit_sqe(struct trace_event_raw_io_uring_submit_sqe *ctx)
 {
 	return uring_new_request((__u64)ctx->ctx, (__u64)ctx->req, ctx->user_data,
 				 ctx->opcode, ctx->flags, 0, 0);

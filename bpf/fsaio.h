@@ -19,9 +19,10 @@
 #define FSAIO_INLINE static inline __attribute__((always_inline))
 #endif
 
-#define FSAIO_RECORD_VERSION	4	/* 2: ring field, IO_DESTROY; 3: FSYNC (wants metadata),
+#define FSAIO_RECORD_VERSION	5	/* 2: ring field, IO_DESTROY; 3: FSYNC (wants metadata),
 					 * LINK_FAIL; 4: sleep stacks start 3 frames in,
-					 * WAKE FSAIO_F_STILL_QUEUED */
+					 * WAKE FSAIO_F_STILL_QUEUED; 5: comm before the
+					 * stack, short records without it */
 /*
  * Frames kept per sleep.  The first frames of a sched_switch stack are
  * plumbing (the tracepoint's BPF glue, __schedule); FSAIO_STACK_SKIP of
@@ -227,11 +228,20 @@ struct fsaio_record {
 	__u64 arg1;
 	__u64 arg2;
 	__u64 ring;		/* libaio SUBMIT, IO_DESTROY: aio_context_t; else 0 */
+	char comm[FSAIO_COMM_LEN];
 	__u32 nr_stack;		/* valid entries in stack[] */
 	__u32 pad;
 	__u64 stack[FSAIO_STACK_DEPTH];
-	char comm[FSAIO_COMM_LEN];
 };
+
+/*
+ * The ring buffer carries a record sized to its content: only SLEEP records
+ * take a stack, every other one ends before stack[] (FSAIO_RECORD_SHORT
+ * bytes; the decoder zero-fills the rest).  Event logs keep whole records.
+ */
+#define FSAIO_RECORD_SHORT	__builtin_offsetof(struct fsaio_record, stack)
+#define FSAIO_RECORD_SIZE_OF(type) \
+	((type) == FSAIO_EV_SLEEP ? sizeof(struct fsaio_record) : FSAIO_RECORD_SHORT)
 
 /* io_uring SUBMIT arg1 is req->flags, whose low bits mirror the SQE's
  * flags: IOSQE_CQE_SKIP_SUCCESS (REQ_F_CQE_SKIP) says the request posts

@@ -3,6 +3,8 @@
 # missing, so `make` targets can call it cheaply.
 #   ci/install-deps.sh          host build + tests
 #   ci/install-deps.sh --vm     also kernel build + QEMU tooling
+#   ci/install-deps.sh --kver V also Debian's linux-source-V (make kernels
+#                               KVER=V; implies --vm)
 # Exit status: EXIT_PASS, or EXIT_ERROR (5) when packages are missing and
 # this is not root, or apt-get failed; EXIT_USAGE (64) for a bad argument.
 set -euo pipefail
@@ -20,6 +22,9 @@ VM_PKGS=(linux-source-6.12 qemu-system-x86 busybox-static cpio bc bison flex
 case ${1:-} in
 '') ;;
 --vm) PKGS+=("${VM_PKGS[@]}") ;;
+--kver)
+	[[ ${2:-} =~ ^[0-9]+\.[0-9]+$ ]] || usage_error "--kver wants a version such as 6.1, not '${2:-}'"
+	PKGS+=("${VM_PKGS[@]}" "linux-source-$2") ;;
 -h|--help) usage "$EXIT_PASS" ;;
 *) usage_error "unknown argument: $1" ;;
 esac

@@ -1,11 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build a 6.12 test kernel for fsaio's VM tiers.
+# Build a test kernel for fsaio's VM tiers (6.12; 6.1 LTS with --kver 6.1).
 #
-#   ci/kernel/build-kernel.sh [--kdir DIR] [--patched] [--flavor debug] [options]
+#   ci/kernel/build-kernel.sh [--kdir DIR] [--kver V] [--patched] [--flavor debug] [options]
 #
-#   --kdir DIR       kernel source (default: the Debian linux-source-6.12 tree,
-#                    extracted from /usr/src/linux-source-6.12.tar.xz if needed)
+#   --kdir DIR       kernel source (default: the Debian linux-source-V tree,
+#                    extracted from /usr/src/linux-source-V.tar.xz if needed)
+#   --kver V         Debian source version for the default tree: 6.12 (default)
+#                    or another linux-source-V package (ci/install-deps.sh
+#                    --kver V); the patch series is for 6.12 only
 #   --patched        apply patches/linux-6.12/series (patch -p1) to a per-key copy
 #   --patches DIR    series directory (default: <repo>/patches/linux-6.12)
 #   --flavor debug   add ci/kernel/config/debug.config (KASAN, lockdep, hung-task panic)
@@ -43,7 +46,7 @@ CONFIG_DIR=$ROOT/ci/kernel/config
 KCACHE=${FSAIO_KCACHE:-/var/cache/fsaio/kernels}
 SRCCACHE=${FSAIO_SRCCACHE:-/var/cache/fsaio/src}
 CPU_LOCK=${FSAIO_CPU_LOCK:-/var/cache/fsaio/cpu.lock}
-DEB_TARBALL=/usr/src/linux-source-6.12.tar.xz
+KVER=6.12
 KDIR=
 PATCHED=0
 PATCHDIR=$ROOT/patches/linux-6.12
@@ -56,6 +59,8 @@ while [[ $# -gt 0 ]]; do
 	case $1 in
 	--kdir) KDIR=$2; shift 2 ;;
 	--kdir=*) KDIR=${1#*=}; shift ;;
+	--kver) KVER=$2; shift 2 ;;
+	--kver=*) KVER=${1#*=}; shift ;;
 	--patched) PATCHED=1; shift ;;
 	--patches) PATCHDIR=$2; shift 2 ;;
 	--flavor) FLAVOR=$2; shift 2 ;;
@@ -72,6 +77,11 @@ while [[ $# -gt 0 ]]; do
 	*) usage_error "unknown argument: $1" ;;
 	esac
 done
+
+[[ $KVER =~ ^[0-9]+\.[0-9]+$ ]] || usage_error "--kver wants a version such as 6.1, not '$KVER'"
+((PATCHED)) && [[ $KVER != 6.12 && -z $KDIR ]] &&
+	usage_error "the patch series is for 6.12; --kver $KVER builds stock only"
+DEB_TARBALL=/usr/src/linux-source-$KVER.tar.xz
 
 case $FLAVOR in
 ''|stock|default) FLAVOR= ;;
@@ -91,7 +101,7 @@ check_kernel() {
 		CHECK_TMP=$(mktemp)
 		trap 'rm -f "$CHECK_TMP"' EXIT
 		local tmp=$CHECK_TMP
-		local x=${KDIR:-$SRCCACHE/linux-source-6.12}/scripts/extract-ikconfig
+		local x=${KDIR:-$SRCCACHE/linux-source-$KVER}/scripts/extract-ikconfig
 		[[ -x $x ]] || x=$(command -v extract-ikconfig || true)
 		if [[ -z $x ]] || ! "$x" "$CHECK_IMAGE" >"$tmp" 2>/dev/null || [[ ! -s $tmp ]]; then
 			warn "$CHECK_IMAGE has no embedded config (CONFIG_IKCONFIG) and no --kbuild/KBUILD= was given;"
@@ -123,10 +133,10 @@ if [[ $MODE == check ]]; then check_kernel; exit "$EXIT_PASS"; fi
 
 # ---- source -----------------------------------------------------------------
 if [[ -z $KDIR ]]; then
-	KDIR=$SRCCACHE/linux-source-6.12
+	KDIR=$SRCCACHE/linux-source-$KVER
 	if [[ ! -f $KDIR/Makefile ]]; then
 		[[ -f $DEB_TARBALL ]] ||
-			die "no kernel source: install linux-source-6.12 (ci/install-deps.sh --vm) or pass --kdir"
+			die "no kernel source: install linux-source-$KVER (ci/install-deps.sh --kver $KVER) or pass --kdir"
 		msg "extracting $DEB_TARBALL into $SRCCACHE"
 		mkdir -p "$SRCCACHE"
 		tar -C "$SRCCACHE" -xf "$DEB_TARBALL"
@@ -165,6 +175,9 @@ else
 fi
 KEY=$VERSION-$SRCID-$KIND${FLAVOR:+-$FLAVOR}-c$CFGHASH${PHASH:+-p$PHASH}
 KEYDIR=$KCACHE/$KEY
+# the last build of a kind, for incremental seeding (6.12's has no suffix)
+LATEST=latest-$KIND${FLAVOR:+-$FLAVOR}
+[[ $KVER == 6.12 ]] || LATEST=latest-$KIND${FLAVOR:+-$FLAVOR}-$KVER
 OUT=$KEYDIR/build
 BZIMAGE=$OUT/arch/x86/boot/bzImage
 
@@ -216,7 +229,7 @@ fi
 # fragment edit need not be a cold build.  Only for the same source tree
 # (stock keys of one KDIR): a patched key's sources live elsewhere.
 if [[ ! -f $OUT/.config ]] && ((!PATCHED)); then
-	prev=$KCACHE/latest-$KIND${FLAVOR:+-$FLAVOR}
+	prev=$KCACHE/$LATEST
 	if [[ -f $prev/info && -f $prev/build/.config ]] &&
 	   grep -qxF "kdir=$KDIR" "$prev/info" && [[ $(realpath "$prev") != "$KEYDIR" ]]; then
 		msg "seeding $OUT from $(basename "$(realpath "$prev")") (incremental rebuild)"
@@ -334,7 +347,7 @@ fragments=${FRAGS[*]##*/}
 last_build_seconds=$elapsed
 last_lock_wait_seconds=$waited
 EOF
-ln -sfn "$KEY" "$KCACHE/latest-$KIND${FLAVOR:+-$FLAVOR}"
+ln -sfn "$KEY" "$KCACHE/$LATEST"
 msg "built $release in ${elapsed}s$( ((waited > 1)) && echo " (after ${waited}s waiting for the CPU lock)") ($(du -h "$BZIMAGE" | cut -f1) bzImage)"
 echo "$BZIMAGE"
 exit

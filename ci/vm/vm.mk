@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Kernel builds and QEMU runs; included by the top-level Makefile.
 #
-#   make kernels [KDIR=tree] [FLAVOR=debug]
+#   make kernels [KDIR=tree] [FLAVOR=debug] [KVER=6.1]
 #       build the stock kernel, and the patched one when
-#       patches/linux-6.12/series lists patches (ci/kernel/build-kernel.sh)
-#   make vmcheck KERNEL=stock|patched|both|path/to/bzImage [FLAVOR=debug]
+#       patches/linux-6.12/series lists patches (ci/kernel/build-kernel.sh);
+#       KVER=V: only the stock kernel of Debian's linux-source-V
+#   make vmcheck KERNEL=stock|patched|both|stock-V|path/to/bzImage [FLAVOR=debug]
 #                [KBUILD=built-tree] [VMCMD='...'] [VMDISKS=fs,...] [VMSLOW=ms]
 #                [VMTIMEOUT=s]
 #       boot each kernel under QEMU (ci/vm/vm-run.sh) and run VMCMD inside;
@@ -69,11 +70,12 @@ VM_DEBUG_OPTS	:= $(if $(filter debug,$(FLAVOR)),--mem 3G --cpus 3 --append 'nowa
 
 .PHONY: kernels kernel-stock kernel-patched vmcheck vmshell vmconfig-check bisect-check
 
-kernels: kernel-stock $(if $(VM_HAVE_SERIES),kernel-patched)
+KVER		?=
+kernels: kernel-stock $(if $(KVER),,$(if $(VM_HAVE_SERIES),kernel-patched))
 
 kernel-stock:
-	ci/install-deps.sh --vm
-	$(BUILD_KERNEL) $(VM_BK_ARGS)
+	ci/install-deps.sh $(if $(KVER),--kver $(KVER),--vm)
+	$(BUILD_KERNEL) $(VM_BK_ARGS) $(if $(KVER),--kver $(KVER))
 
 kernel-patched:
 	ci/install-deps.sh --vm
@@ -88,6 +90,14 @@ bisect-check: kernel-patched
 define vm_kernel_sh
 vm_kernel() { \
 	case $$1 in \
+	stock-*) \
+		v=$${1#stock-}; \
+		if [ -n "$(NOBUILD)" ]; then \
+			$(BUILD_KERNEL) --kver $$v $(VM_BK_ARGS) --path || \
+			{ echo "vmcheck: no cached $$1 kernel (run make kernels KVER=$$v)" >&2; return 1; }; \
+		else \
+			ci/install-deps.sh --kver $$v >&2 && $(BUILD_KERNEL) --kver $$v $(VM_BK_ARGS); \
+		fi ;; \
 	stock|patched) \
 		p=; [ $$1 = patched ] && p=--patched; \
 		if [ -n "$(NOBUILD)" ]; then \
@@ -127,7 +137,7 @@ vmcheck: all
 	worst=$(EXIT_PASS); summary=; \
 	for k in $(VM_KERNELS); do \
 		case $$k in \
-		stock|patched) label=$$k$(VM_SUFFIX); \
+		stock|patched|stock-*) label=$$k$(VM_SUFFIX); \
 			if [ $$k = patched ] && [ -z "$(VM_HAVE_SERIES)" ]; then \
 				echo "vmcheck: $(VM_SERIES) lists no patches" >&2; worst=$(EXIT_ERROR); \
 				summary="$$summary\n  $$label: ERROR (no patch series)"; continue; fi ;; \

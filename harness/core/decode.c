@@ -33,11 +33,13 @@ int fsaio_decode(const void *data, size_t len, struct fsaio_record *out,
 {
 	struct fsaio_record r;
 
-	if (!data || len != sizeof(r))
-		return reject(err, errlen, "record of %zu bytes, expected %zu",
-			      len, sizeof(r));
-	/* Ring buffer samples are 8-byte aligned, log buffers may not be. */
-	memcpy(&r, data, sizeof(r));
+	if (!data || (len != sizeof(r) && len != FSAIO_RECORD_SHORT))
+		return reject(err, errlen, "record of %zu bytes, expected %zu or %zu",
+			      len, sizeof(r), (size_t)FSAIO_RECORD_SHORT);
+	/* Ring buffer samples are 8-byte aligned, log buffers may not be;
+	 * a short record has no stack area (FSAIO_RECORD_SIZE_OF). */
+	memset(&r, 0, sizeof(r));
+	memcpy(&r, data, len);
 	if (r.version != FSAIO_RECORD_VERSION)
 		return reject(err, errlen, "record version %u, expected %u (seq %llu)",
 			      r.version, FSAIO_RECORD_VERSION,
@@ -54,6 +56,10 @@ int fsaio_decode(const void *data, size_t len, struct fsaio_record *out,
 	if (r.ctx >= FSAIO_CTX__COUNT)
 		return reject(err, errlen, "unknown context %u (seq %llu)",
 			      r.ctx, (unsigned long long)r.seq);
+	/* a sleep's stack cannot have been cut off (logs: whole records) */
+	if (len < FSAIO_RECORD_SIZE_OF(r.type))
+		return reject(err, errlen, "sleep record of %zu bytes, expected %zu (seq %llu)",
+			      len, sizeof(r), (unsigned long long)r.seq);
 	if (r.nr_stack > FSAIO_STACK_DEPTH)
 		return reject(err, errlen, "nr_stack %u > %u (seq %llu)",
 			      r.nr_stack, FSAIO_STACK_DEPTH,

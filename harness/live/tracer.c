@@ -45,6 +45,9 @@ enum prog_kind {
 	PK_RAW_TP,		/* raw_tp on a tracepoint whose prototype (kernel
 				 * BTF) is one we know; its classic PK_TP twin
 				 * (same name, later in progs[]) is then not used */
+	PK_TP_OLD,		/* tracepoint: an older kernel's name for the
+				 * PK_TP `alt` (used only where that is missing,
+				 * and stands in for it) */
 };
 
 struct prog_desc {
@@ -54,6 +57,7 @@ struct prog_desc {
 				 * PK_FSAIO_TP: name = fsaio event */
 	uint32_t feat;		/* feature bit it contributes to */
 	bool fexit;
+	const char *alt;	/* PK_TP_OLD: the current name */
 };
 
 static const struct prog_desc progs[] = {
@@ -75,6 +79,8 @@ static const struct prog_desc progs[] = {
 	{ "fsaio_uring_submit_req_raw", PK_RAW_TP, "io_uring", "io_uring_submit_req", FEAT_IO_URING_TP },
 	{ "fsaio_uring_complete_raw", PK_RAW_TP, "io_uring", "io_uring_complete", FEAT_IO_URING_TP },
 	{ "fsaio_uring_submit_req", PK_TP, "io_uring", "io_uring_submit_req", FEAT_IO_URING_TP },
+	{ "fsaio_uring_submit_sqe", PK_TP_OLD, "io_uring", "io_uring_submit_sqe", FEAT_IO_URING_TP,
+	  .alt = "io_uring_submit_req" },
 	{ "fsaio_uring_req_failed", PK_TP, "io_uring", "io_uring_req_failed", 0 },
 	{ "fsaio_uring_cqe_overflow", PK_TP, "io_uring", "io_uring_cqe_overflow", 0 },
 	{ "fsaio_uring_fail_link", PK_TP, "io_uring", "io_uring_fail_link", 0 },
@@ -279,6 +285,17 @@ static bool raw_tp_usable(struct tracer *t, const struct btf *vmlinux, const cha
 	return false;
 }
 
+/* The PK_TP_OLD entry standing in for d's tracepoint on older kernels */
+static const struct prog_desc *old_name_of(const struct prog_desc *d)
+{
+	size_t i;
+
+	for (i = 0; i < NR_PROGS; i++)
+		if (progs[i].kind == PK_TP_OLD && !strcmp(progs[i].alt, d->name))
+			return &progs[i];
+	return NULL;
+}
+
 /* The raw_tp twin of a classic tracepoint program is in use */
 static bool raw_twin_used(const struct tracer *t, const char *name, size_t upto)
 {
@@ -393,10 +410,20 @@ static int probe_features(struct tracer *t, char *err, size_t errlen)
 			}
 			t->use[i] = tp_exists(t, d->cat, d->name);
 			if (!t->use[i]) {
+				const struct prog_desc *o = old_name_of(d);
+
+				if (o && tp_exists(t, o->cat, o->name)) {
+					vlog(t, "tracepoint %s:%s missing: %s:%s instead",
+					     d->cat, d->name, o->cat, o->name);
+					break;
+				}
 				if (d->feat)
 					t->feat_missing |= d->feat;
 				vlog(t, "tracepoint %s:%s missing", d->cat, d->name);
 			}
+			break;
+		case PK_TP_OLD:
+			t->use[i] = !tp_exists(t, d->cat, d->alt) && tp_exists(t, d->cat, d->name);
 			break;
 		case PK_FSAIO_TP:
 			t->use[i] = fsaio_event_exists(t, vmlinux, d->name);

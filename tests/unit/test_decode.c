@@ -70,6 +70,35 @@ TEST(decode_rejects_wrong_size)
 	EXPECT_EQ(-EINVAL, fsaio_decode(NULL, 0, &out, err, sizeof(err)));
 }
 
+/* The ring buffer sends records sized to their content: no stack area
+ * unless a sleep's stack was taken. */
+TEST(decode_short_record_without_stack)
+{
+	struct fsaio_record in = good(), out;
+	char err[128] = "";
+
+	in.type = FSAIO_EV_COMPLETE;
+	in.nr_stack = 0;
+	memset(in.stack, 0xa5, sizeof(in.stack));	/* beyond the short size */
+	ASSERT_EQ(0, fsaio_decode(&in, FSAIO_RECORD_SHORT, &out, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(in.seq, out.seq);
+	EXPECT_STREQ(in.comm, out.comm);
+	EXPECT_EQ(0, out.stack[0]);			/* zero-filled, not copied */
+	EXPECT_EQ(0, out.stack[FSAIO_STACK_DEPTH - 1]);
+	EXPECT_GT(sizeof(in), FSAIO_RECORD_SHORT + 100);	/* the stack area is most of it */
+}
+
+TEST(decode_rejects_short_sleep_record)
+{
+	struct fsaio_record in = good(), out;
+	char err[128];
+
+	in.type = FSAIO_EV_SLEEP;
+	EXPECT_EQ(-EINVAL, fsaio_decode(&in, FSAIO_RECORD_SHORT, &out, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "sleep record")) TH_LOG("%s", err);
+	EXPECT_EQ(0, fsaio_decode(&in, sizeof(in), &out, err, sizeof(err))) TH_LOG("%s", err);
+}
+
 TEST(decode_rejects_unknown_version)
 {
 	struct fsaio_record in = good(), out;
