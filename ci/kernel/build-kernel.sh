@@ -153,6 +153,9 @@ VERSION=$(make -s -C "$KDIR" kernelversion 2>/dev/null) || die "cannot read kern
 
 # ---- key ----------------------------------------------------------------------
 FRAGS=("$CONFIG_DIR/base.config" "$CONFIG_DIR/bpf.config")
+# what an older source needs differently (6.1.config), after the common ones
+MAJMIN=$(echo "$VERSION" | cut -d. -f1,2)
+[[ -f $CONFIG_DIR/$MAJMIN.config ]] && FRAGS+=("$CONFIG_DIR/$MAJMIN.config")
 [[ -n $FLAVOR ]] && FRAGS+=("$CONFIG_DIR/$FLAVOR.config")
 for f in "${FRAGS[@]}"; do [[ -f $f ]] || die "missing config fragment $f"; done
 CFGHASH=$(cat "${FRAGS[@]}" | sha256sum | cut -c1-10)
@@ -313,7 +316,10 @@ while kill -0 $mpid 2>/dev/null; do
 		waiting=0
 	fi
 	n=$(grep -c '^ *CC ' "$LOG" || true)
-	cur=$(grep -E '^ *(CC|LD|AR|BTF|BTFIDS|OBJCOPY|KSYMS|GEN|AS|SYSMAP|MODPOST|HOSTCC) ' "$LOG" | tail -1 | sed 's/^ *//')
+	# (no such line yet is not an error: set -e with pipefail ended a cold
+	# build's watcher here while make went on alone)
+	cur=$(grep -E '^ *(CC|LD|AR|BTF|BTFIDS|OBJCOPY|KSYMS|GEN|AS|SYSMAP|MODPOST|HOSTCC) ' "$LOG" |
+	      tail -1 | sed 's/^ *//' || true)
 	[[ $cur != "$last" ]] && msg "  $(( $(date +%s) - start ))s: $n objects compiled, now: $cur"
 	last=$cur
 done

@@ -6,6 +6,8 @@
 #   ci/vm/vm-run.sh --kernel BZIMAGE [options] -- CMD [ARGS...]
 #
 #   --kernel FILE     bzImage to boot (required)
+#   --initrd FILE     initramfs for a kernel whose virtio/9p are modules
+#                     (ci/kernel/debian-kernel.sh); it mounts the shared root
 #   --label NAME      result label (default: the kernel's release string)
 #   --out DIR         results directory (default: <repo>/.output/vm/<label>)
 #   --timeout SEC     QEMU wall-clock limit (default 900); expiry is an ERROR
@@ -44,7 +46,7 @@ set -uo pipefail
 
 . "$(dirname "$0")/../lib.sh"
 VMDIR=$ROOT/ci/vm
-KERNEL= LABEL= OUT= TIMEOUT=900 MEM= CPUS=2 ACCEL=${FSAIO_VM_ACCEL:-auto}
+KERNEL= INITRD= LABEL= OUT= TIMEOUT=900 MEM= CPUS=2 ACCEL=${FSAIO_VM_ACCEL:-auto}
 DISKS=ext4,xfs DISK_SIZE=2G SLOW=0 MOUNT=1 ICOUNT=0 APPEND= INTERACTIVE=0
 SPLATCHECK=1 VERBOSE=0 PRINT_RELEASE=0
 QEMU=${QEMU:-qemu-system-x86_64}
@@ -52,6 +54,7 @@ QEMU=${QEMU:-qemu-system-x86_64}
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--kernel) KERNEL=$2; shift 2 ;;
+	--initrd) INITRD=$2; shift 2 ;;
 	--label) LABEL=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
@@ -75,6 +78,7 @@ while [[ $# -gt 0 ]]; do
 done
 CMD=("$@")
 [[ -n $KERNEL ]] || usage_error "--kernel is required"
+[[ -z $INITRD || -f $INITRD ]] || usage_error "--initrd $INITRD: no such file"
 [[ -f $KERNEL ]] || usage_error "no such kernel: $KERNEL"
 KERNEL=$(realpath "$KERNEL")
 [[ $SLOW =~ ^[0-9]+$ ]] || usage_error "--slow takes milliseconds"
@@ -220,7 +224,7 @@ APPEND_ALL+=" slub_debug=FZP $APPEND"
 
 QARGS=(-nodefaults -no-user-config -display none -no-reboot
 	"${ACCEL_ARGS[@]}" -smp "$CPUS" -m "$MEM"
-	-kernel "$KERNEL" -append "$APPEND_ALL"
+	-kernel "$KERNEL" ${INITRD:+-initrd "$INITRD"} -append "$APPEND_ALL"
 	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot
 	-fsdev "local,id=fsaioout,path=$OUT,security_model=none"

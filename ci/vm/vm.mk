@@ -5,7 +5,7 @@
 #       build the stock kernel, and the patched one when
 #       patches/linux-6.12/series lists patches (ci/kernel/build-kernel.sh);
 #       KVER=V: only the stock kernel of Debian's linux-source-V
-#   make vmcheck KERNEL=stock|patched|both|stock-V|path/to/bzImage [FLAVOR=debug]
+#   make vmcheck KERNEL=stock|patched|both|stock-V|debian|path/to/bzImage [FLAVOR=debug]
 #                [KBUILD=built-tree] [VMCMD='...'] [VMDISKS=fs,...] [VMSLOW=ms]
 #                [VMTIMEOUT=s]
 #       boot each kernel under QEMU (ci/vm/vm-run.sh) and run VMCMD inside;
@@ -86,10 +86,15 @@ kernel-patched:
 bisect-check: kernel-patched
 	ci/kernel/bisect-build.sh
 
-# vm_kernel stock|patched|PATH: print the bzImage path (building unless NOBUILD).
+# vm_kernel stock|patched|stock-V|debian|PATH: print the bzImage path (building
+# unless NOBUILD); for debian (Debian's packaged kernel, whose virtio and 9p
+# are modules) "VMLINUZ INITRD" (ci/kernel/debian-kernel.sh).
 define vm_kernel_sh
 vm_kernel() { \
 	case $$1 in \
+	debian) \
+		ci/kernel/debian-kernel.sh $(if $(NOBUILD),--print) | tail -1 || \
+		{ echo "vmcheck: no cached Debian kernel (run without NOBUILD)" >&2; return 1; } ;; \
 	stock-*) \
 		v=$${1#stock-}; \
 		if [ -n "$(NOBUILD)" ]; then \
@@ -137,7 +142,7 @@ vmcheck: all
 	worst=$(EXIT_PASS); summary=; \
 	for k in $(VM_KERNELS); do \
 		case $$k in \
-		stock|patched|stock-*) label=$$k$(VM_SUFFIX); \
+		stock|patched|stock-*|debian) label=$$k$(VM_SUFFIX); \
 			if [ $$k = patched ] && [ -z "$(VM_HAVE_SERIES)" ]; then \
 				echo "vmcheck: $(VM_SERIES) lists no patches" >&2; worst=$(EXIT_ERROR); \
 				summary="$$summary\n  $$label: ERROR (no patch series)"; continue; fi ;; \
@@ -145,12 +150,14 @@ vmcheck: all
 			$(BUILD_KERNEL) --check-kernel $$k $(if $(KBUILD),--kbuild $(KBUILD)) || \
 			{ worst=$(EXIT_ERROR); summary="$$summary\n  $$k: ERROR (kernel lacks required options)"; continue; } ;; \
 		esac; \
-		bz=$$(vm_kernel $$k) && [ -f "$$bz" ] || \
+		kk=$$(vm_kernel $$k); bz=$${kk%% *}; ird=; \
+		[ "$$bz" = "$$kk" ] || ird=$${kk#* }; \
+		[ -n "$$kk" ] && [ -f "$$bz" ] || \
 			{ worst=$(EXIT_ERROR); summary="$$summary\n  $$k: ERROR (no kernel: not built or build failed)"; continue; }; \
 		[ -n "$$label" ] || label=$(or $(VMLABEL),$$($(VM_RUN) --print-release --kernel $$bz)$(VM_SUFFIX)); \
 		out=$(CURDIR)/$(OUTPUT)/$(VMRESULTS)/$$label; \
 		echo "vmcheck: $$label: $$bz -> $$out" >&2; \
-		$(VM_RUN) --kernel $$bz --label $$label --out $$out --disks $(VMDISKS) \
+		$(VM_RUN) --kernel $$bz $${ird:+--initrd $$ird} --label $$label --out $$out --disks $(VMDISKS) \
 			--timeout $(VMTIMEOUT) --slow $(VMSLOW) $(VM_DEBUG_OPTS) $(VMOPTS) -- '$(VMCMD)'; \
 		vrc=$$?; worst=$$(vm_worse $$worst $$vrc); \
 		ln -sfn stdout $$out/results.ktap; \
