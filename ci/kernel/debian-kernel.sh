@@ -68,9 +68,11 @@ for a in sh mount umount mkdir modprobe switch_root cat sed echo sleep; do
 	ln -sf busybox "$IR/bin/$a"
 done
 # Root over 9p first, then what the suite's disks and file systems need
-# (crc32c: libcrc32c's soft dependency, which modules.dep does not list).
-MODS="virtio_pci 9pnet_virtio 9p virtio_blk loop dm_mod dm_delay dm_log_writes
-      dm_flakey null_blk crc32c_generic crc32c_intel xfs f2fs btrfs"
+# (crc32c, crc32: soft dependencies of libcrc32c and f2fs, which
+# modules.dep does not list).
+MODS="virtio_pci 9pnet_virtio 9p virtio_blk loop dm_mod dm_delay dm_log_writes ext4
+      dm_flakey null_blk crc32c_generic crc32c_intel crc32_generic crc32_pclmul
+      xfs f2fs btrfs"
 cp -a "$MODDIR" "$IR/lib/modules/"
 # keep only what those modules need: the rest of the tree is 300 MB
 keep=$(for m in $MODS; do

@@ -68,7 +68,13 @@ VM_SUFFIX	:= $(if $(FLAVOR),-$(FLAVOR))
 VM_DEBUG_OPTS	:= $(if $(filter debug,$(FLAVOR)),--mem 3G --cpus 3 --append 'nowatchdog acpi=off \
 		   rcupdate.rcu_cpu_stall_timeout=300 kmemleak=off slub_debug=-')
 
-.PHONY: kernels kernel-stock kernel-patched vmcheck vmshell vmconfig-check bisect-check
+.PHONY: kernels kernel-stock kernel-patched vmcheck vmshell vmconfig-check bisect-check check-matrix
+
+# make check-matrix: the suite on host, 6.1 stock, Debian's packaged kernel,
+# 6.12 stock and patched; a table of invariant verdicts per kernel
+# (ci/vm/check-matrix.sh; MATRIX_KERNELS narrows it).
+check-matrix: all
+	ci/vm/check-matrix.sh
 
 KVER		?=
 kernels: kernel-stock $(if $(KVER),,$(if $(VM_HAVE_SERIES),kernel-patched))

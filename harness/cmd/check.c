@@ -32,10 +32,11 @@ static struct check_args {
 	bool list;
 	bool exclusive;		/* fsaio alone on the machine: judge system-wide counters */
 	bool per_event;		/* no folding in BPF: every record to user space */
+	int settle_ms;		/* workload_resources: wait this long for frees */
 	char **names;
 	int nr_names;
 	char **cmd;		/* after "--" */
-} args = { .fstype = "ext4", .timeout = 300 };
+} args = { .fstype = "ext4", .timeout = 300, .settle_ms = 10000 };
 
 static const struct argp_option check_options[] = {
 	{ "timeout", 't', "SEC", 0, "kill a workload still running after SEC seconds (default 300)" },
@@ -44,6 +45,10 @@ static const struct argp_option check_options[] = {
 	{ "exclusive", 'x', NULL, 0, "fsaio runs alone here (CI, a VM): a system-wide "
 	  "resource (fs.aio-nr) not back to its baseline after a workload FAILs "
 	  "workload_resources; without it that is a SKIP" },
+	{ "settle", 's', "MS", 0, "workload_resources: give the last frees (RCU, deferred "
+	  "fput, exit work) up to MS ms after the workload's processes are gone "
+	  "(default 10000: Debian's 6.1 kernel under QEMU TCG needs several seconds; "
+	  "the wait ends as soon as the counts are back)" },
 	{ "per-event", 'E', NULL, 0, "send every event to user space: no folding of "
 	  "plain io_uring lifecycles in the kernel (--record implies it)" },
 	{},
@@ -65,6 +70,12 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'E':
 		args.per_event = true;
+		break;
+	case 's':
+		errno = 0;
+		args.settle_ms = strtol(arg, &end, 10);
+		if (errno || *end || args.settle_ms < 0 || args.settle_ms > 600000)
+			argp_error(state, "--settle wants milliseconds (0..600000), not '%s'", arg);
 		break;
 	case 't':
 		errno = 0;
@@ -169,7 +180,7 @@ static int run_workload(struct session *s, const struct workload *w,
 	snprintf(r->summary_line, sizeof(r->summary_line), "%s", c.report.line);
 	check_exit(r, w, &c, args.timeout);
 	check_agreement(r, w, &c);
-	check_resources(&r->run_checks[RUN_CHECK_RESOURCES], &res, args.exclusive, 2000);
+	check_resources(&r->run_checks[RUN_CHECK_RESOURCES], &res, args.exclusive, args.settle_ms);
 	return 0;
 }
 

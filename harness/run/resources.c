@@ -166,6 +166,15 @@ static int count_leaks(const struct resources *before, const struct resources *a
 	return leaks;
 }
 
+/* " after N ms": how long the last frees took (RCU, deferred fput) */
+static const char *settled(int ms)
+{
+	static char s[48];
+
+	snprintf(s, sizeof(s), " %d ms after the processes were gone", ms);
+	return s;
+}
+
 void check_resources(struct invariant_result *ir, const struct resources *before,
 		     bool exclusive, int settle_ms)
 {
@@ -199,8 +208,8 @@ void check_resources(struct invariant_result *ir, const struct resources *before
 	if (!count_leaks(before, &after, detail, sizeof(detail))) {
 		if (nexact)
 			invariant_set(ir, name, VERDICT_PASS, 1,
-				      "fs.aio-nr back to %ld and slab objects back to baseline (%s)",
-				      before->aio_nr, judged);
+				      "fs.aio-nr back to %ld and slab objects back to baseline (%s)%s",
+				      before->aio_nr, judged, waited ? settled(waited) : "");
 		else
 			invariant_set(ir, name, VERDICT_PASS, 1,
 				      "fs.aio-nr back to %ld (every aio context freed); slab counts "
