@@ -818,63 +818,44 @@ uint64_t tracer_drops(struct tracer *t, uint64_t drops[FSAIO_DROP__COUNT])
 	return sum;
 }
 
-int tracer_read_agg(struct tracer *t, struct fsaio_agg *out)
+/* Sum a per-CPU array map's only value over the CPUs into out: a struct
+ * of __u64 counters (fsaio_agg, fsaio_fold_counts), size a multiple of 8
+ * (so each CPU's copy is exactly size bytes). */
+static int read_percpu_sum(struct tracer *t, struct bpf_map *map, void *out, size_t size)
 {
-	struct fsaio_agg *vals;
+	size_t words = size / sizeof(__u64), w;
+	__u64 *vals, *sum = out;
 	__u32 zero = 0;
-	int i, e, k;
+	int i;
 
-	memset(out, 0, sizeof(*out));
-	if (!t || !t->skel || t->ncpus <= 0)
+	memset(out, 0, size);
+	if (!t || !t->skel || t->ncpus <= 0 || size % sizeof(__u64))
 		return -EINVAL;
-	vals = calloc(t->ncpus, sizeof(*vals));
+	vals = calloc(t->ncpus, size);
 	if (!vals)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.agg), &zero, vals)) {
+	if (bpf_map_lookup_elem(bpf_map__fd(map), &zero, vals)) {
 		int err = -errno;
 
 		free(vals);
 		return err;
 	}
-	for (i = 0; i < t->ncpus; i++) {
-		for (e = 0; e < FSAIO_ENGINE__COUNT; e++)
-			for (k = 0; k < FSAIO_AGG__COUNT; k++)
-				out->c[e][k] += vals[i].c[e][k];
-		out->counted += vals[i].counted;
-		out->sent += vals[i].sent;
-	}
+	for (i = 0; i < t->ncpus; i++)
+		for (w = 0; w < words; w++)
+			sum[w] += vals[i * words + w];
 	free(vals);
 	return 0;
 }
 
+int tracer_read_agg(struct tracer *t, struct fsaio_agg *out)
+{
+	return read_percpu_sum(t, t && t->skel ? t->skel->maps.agg : NULL, out, sizeof(*out));
+}
+
 int tracer_read_fold(struct tracer *t, struct fsaio_fold_counts *out)
 {
-	struct fsaio_fold_counts *vals;
-	__u32 zero = 0;
-	int i, k;
-
-	memset(out, 0, sizeof(*out));
-	if (!t || !t->skel || t->ncpus <= 0)
-		return -EINVAL;
-	vals = calloc(t->ncpus, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.fold_counts), &zero, vals)) {
-		int err = -errno;
-
-		free(vals);
-		return err;
-	}
-	for (i = 0; i < t->ncpus; i++) {
-		out->lifecycles += vals[i].lifecycles;
-		out->errors += vals[i].errors;
-		out->submit_calls += vals[i].submit_calls;
-		out->submit_ns += vals[i].submit_ns;
-		for (k = 0; k < FSAIO_FOLD_OPS; k++)
-			out->by_opcode[k] += vals[i].by_opcode[k];
-	}
-	free(vals);
-	return 0;
+	return read_percpu_sum(t, t && t->skel ? t->skel->maps.fold_counts : NULL, out,
+			       sizeof(*out));
 }
 
 static int fold_pending_cmp(const void *a, const void *b)
