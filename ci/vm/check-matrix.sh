@@ -3,7 +3,10 @@
 # make check-matrix: the suite on every kernel users have (issue 14), and
 # one table of what each invariant said where.
 #
-#   ci/vm/check-matrix.sh [-h]
+#   ci/vm/check-matrix.sh [-h] [--table]
+#
+#   --table   only rebuild the table from the results already in
+#             .output/matrix/<kernel>/ (fsaio.json, vm-run.info)
 #
 # Kernels (MATRIX_KERNELS, default "host stock-6.1 debian stock patched"):
 #   host       the running kernel (./fsaio check --exclusive on the host)
@@ -22,7 +25,9 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT" || die "cannot cd to $ROOT"
 [[ ${1:-} == -h || ${1:-} == --help ]] && usage "$EXIT_PASS"
-[[ $# -eq 0 ]] || usage_error "no arguments: MATRIX_KERNELS says which kernels"
+TABLE_ONLY=0
+[[ ${1:-} == --table ]] && { TABLE_ONLY=1; shift; }
+[[ $# -eq 0 ]] || usage_error "unknown argument '$1': MATRIX_KERNELS says which kernels"
 KERNELS=${MATRIX_KERNELS:-host stock-6.1 debian stock patched}
 OUT=$ROOT/.output/matrix
 mkdir -p "$OUT"
@@ -39,6 +44,13 @@ worse() {	# the worse of the verdict so far and exit status $1
 declare -A json rel
 for k in $KERNELS; do
 	t0=$(date +%s)
+	json[$k]=$OUT/$k/fsaio.json
+	if ((TABLE_ONLY)); then
+		rel[$k]=$(sed -n 's/^release=//p' "$OUT/$k/vm-run.info" 2>/dev/null)
+		[[ $k == host && -z ${rel[$k]} ]] && rel[$k]=$(uname -r)
+		[[ -s ${json[$k]} ]] || msg "matrix: $k: no $OUT/$k/fsaio.json"
+		continue
+	fi
 	case $k in
 	host)
 		mkdir -p "$OUT/host"
@@ -54,7 +66,6 @@ for k in $KERNELS; do
 		rel[$k]=$(sed -n 's/^release=//p' "$OUT/$k/vm-run.info" 2>/dev/null) ;;
 	*) usage_error "unknown kernel '$k' in MATRIX_KERNELS" ;;
 	esac
-	json[$k]=$OUT/$k/fsaio.json
 	worse "$rc"
 	msg "matrix: $k: exit $rc after $(( $(date +%s) - t0 )) s"
 done
