@@ -27,6 +27,18 @@
 #define FSAIO_EIOCBRETRY	530	/* the 2006 FSAIO series' code */
 #define FSAIO_ENOSYS		38
 
+/* ---- helper results ---------------------------------------------------------- */
+
+/*
+ * A map update's error, compared as the int the kernel's map code returns:
+ * on 6.1, bpf_map_update_elem() from an fentry program returned -EEXIST
+ * zero-extended (0x00000000ffffffef), which a 64-bit compare with -17 took
+ * for a failure: every wake that beat its retry's report counted a
+ * "state map full" drop and made the run inconclusive.
+ */
+#define FSAIO_ERR(err)		((int)(err))
+#define FSAIO_EEXIST		17
+
 /* ---- tracepoints of older kernels ------------------------------------------ */
 
 /* io_uring_submit_sqe(req, force_nonblock), 5.5 .. 6.3: renamed

@@ -195,7 +195,7 @@ static __always_inline void update_or_count(void *map, const void *key,
 {
 	long err = bpf_map_update_elem(map, key, val, flags);
 
-	if (err && err != -17 /* -EEXIST: BPF_NOEXIST and already there */)
+	if (err && FSAIO_ERR(err) != -FSAIO_EEXIST)	/* BPF_NOEXIST and already there */
 		count_drops(FSAIO_DROP_MAP_FULL, 1);
 }
 
@@ -1359,7 +1359,7 @@ static __always_inline void sleep_begin(void *ctx, bool preempt, __u32 prev_stat
 	 * at least three frames of glue before schedule() on every kernel */
 	n = bpf_get_stack(ctx, s->stack, sizeof(s->stack),
 			  FSAIO_STACK_SKIP & BPF_F_SKIP_FIELD_MASK);
-	s->nr_stack = n > 0 ? n / sizeof(__u64) : 0;
+	s->nr_stack = FSAIO_ERR(n) > 0 ? FSAIO_ERR(n) / sizeof(__u64) : 0;
 	update_or_count(&sleeping, &s->pid, s, BPF_ANY);
 }
 
@@ -1574,7 +1574,7 @@ int BPF_PROG(fsaio_fexit_get_pages, struct kiocb *iocb)
 	/* -EEXIST: a wake that beat us here already reported the retry */
 	err = bpf_map_update_elem(&armed, &req, &a, BPF_NOEXIST);
 	if (err) {
-		if (err != -17)
+		if (FSAIO_ERR(err) != -FSAIO_EEXIST)
 			count_drops(FSAIO_DROP_MAP_FULL, 1);
 		return 0;
 	}
@@ -1626,7 +1626,7 @@ int BPF_PROG(fsaio_fentry_async_buf, struct wait_queue_entry *wait,
 			emit_wake(reqp, user_data, BPF_CORE_READ(wpq, bit_nr));
 			return 0;
 		}
-		if (err != -17) {
+		if (FSAIO_ERR(err) != -FSAIO_EEXIST) {
 			count_drops(FSAIO_DROP_MAP_FULL, 1);
 			return 0;
 		}
