@@ -49,10 +49,13 @@ cleanup() { ((KEEP)) && msg "kept $WORK" || rm -rf "$WORK"; }
 trap cleanup EXIT
 trap 'exit "$EXIT_ERROR"' INT TERM HUP
 
+# The O= tree stays a direct subdirectory of the source, as in the cache
+# (ci/kernel/build-kernel.sh): its command lines name sources relative to it.
 msg "copying the O= tree of $key"
-cp -a "$KCACHE/$key/build" "$WORK/build"
+mkdir "$WORK/src"
+cp -a "$KCACHE/$key/build/." "$WORK/src/o"
 export CCACHE_NOHASHDIR=1 CCACHE_BASEDIR=$WORK
-MAKE=(flock "$CPU_LOCK" nice -n 10 make -C "$WORK/src" O="$WORK/build" -j"$(nproc)"
+MAKE=(flock "$CPU_LOCK" nice -n 10 make -C "$WORK/src" O="$WORK/src/o" -j"$(nproc)"
       CC="ccache gcc" HOSTCC="ccache gcc" KCFLAGS=-Werror)
 
 echo "TAP version 13"
@@ -63,20 +66,22 @@ objs=() missing=()
 for f in "${touched[@]}"; do
 	o=${f%.c}.o
 	# kernel/sched builds its files through #include in unity files
-	[[ -f $WORK/build/$o ]] ||
+	[[ -f $WORK/src/o/$o ]] ||
 		for u in $(grep -l "^#include \"${f##*/}\"" "$(dirname "$KDIR/$f")"/*.c 2>/dev/null); do
 			o=${u#"$KDIR/"}; o=${o%.c}.o
 		done
-	if [[ -f $WORK/build/$o ]]; then objs+=("$o"); else missing+=("$f"); fi
+	if [[ -f $WORK/src/o/$o ]]; then objs+=("$o"); else missing+=("$f"); fi
 done
 echo "# objects: ${objs[*]}"
 ((${#missing[@]})) && echo "# not in this config: ${missing[*]}"
 fails=0
 for ((k = 1; k <= ${#PATCHES[@]}; k++)); do
 	p=${PATCHES[k - 1]}
+	mv "$WORK/src/o" "$WORK/o"
 	rm -rf "$WORK/src"
 	cp -al "$KDIR" "$WORK/src"
 	rm -rf "$WORK/src/.git"
+	mv "$WORK/o" "$WORK/src/o"
 	for ((i = 0; i < k; i++)); do
 		patch -p1 -d "$WORK/src" --forward --batch --no-backup-if-mismatch -s \
 			<"$PATCHDIR/${PATCHES[i]}" >"$WORK/patch.log" 2>&1 ||

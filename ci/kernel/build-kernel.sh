@@ -28,8 +28,10 @@
 #                    required one is
 #
 # Cache: $FSAIO_KCACHE (default /var/cache/fsaio/kernels)/<key>/ holding
-# build/ (the O= tree, reused incrementally), src/ (patched copy), build.log,
-# info.  key = <version>-<source id>-<stock|patched>[-<flavor>]-c<config hash>
+# src/ (a hard-link copy of the source, patched for a patched key), src/o
+# (the O= tree, reused incrementally; build/ links to it), build.log, info.
+# A new key's O= tree is seeded from a built one (patched from stock), so a
+# cold machine compiles the kernel once and the series' files on top.  key = <version>-<source id>-<stock|patched>[-<flavor>]-c<config hash>
 # [-p<series hash>].  Progress goes to stderr; the last stdout line is the
 # bzImage path.  Heavy make runs under `flock $FSAIO_CPU_LOCK nice -n 10` so
 # parallel kernel builds on this machine take turns.
@@ -195,20 +197,28 @@ key) echo "$KEY"; exit "$EXIT_PASS" ;;
 path) [[ -f $BZIMAGE && -f $KEYDIR/built ]] || exit "$EXIT_FAIL"; echo "$BZIMAGE"; exit "$EXIT_PASS" ;;
 esac
 
-mkdir -p "$OUT"
 LOG=$KEYDIR/build.log
+mkdir -p "$KEYDIR"
 msg "kernel $VERSION ($KIND${FLAVOR:+, $FLAVOR}) from $KDIR"
 msg "cache $KEYDIR"
 
-# ---- patched source copy --------------------------------------------------------
+# ---- the key's source tree, with the O= tree inside it ---------------------------
+# A Debian or patched source gets a per-key hard-link copy, src/, and is built
+# in src/o (build/ links to it).  With O= a direct subdirectory of the source,
+# Kbuild names every source relative to it (srctree ".."), so two keys' command
+# lines are the same: one key's O= tree can seed another's (a patched build
+# recompiles only what the series touches) and ccache hits across keys.
+# A --kdir tree (mutable, the user's) is built in place with O=build/, as is
+# a key built before this layout.
 SRC=$KDIR
-if ((PATCHED)); then
+if [[ $SRCID == deb || $PATCHED == 1 ]] && [[ ! -d $OUT || -L $OUT ]]; then
 	SRC=$KEYDIR/src
-	if [[ ! -f $SRC/.fsaio-patched ]]; then
-		rm -rf "$SRC" "$SRC.tmp"
+	OUT=$SRC/o
+	if [[ ! -f $SRC/.fsaio-src ]]; then
+		rm -rf "$SRC" "$SRC.tmp" "$KEYDIR/build"
 		msg "copying $KDIR to $SRC (hard links; patch(1) breaks them on write)"
 		# Hard links are cheap and safe here: GNU patch writes a new file and
-		# renames it over the old one, and an O= build never writes to srctree.
+		# renames it over the old one, and the build writes only to src/o.
 		cp -al "$KDIR" "$SRC.tmp" 2>/dev/null || rsync -a --exclude=.git "$KDIR/" "$SRC.tmp/"
 		rm -rf "$SRC.tmp/.git"
 		i=0
@@ -222,26 +232,55 @@ if ((PATCHED)); then
 				die "patch $p does not apply to $VERSION ($KDIR)"
 			fi
 		done
-		printf '%s\n' "${PATCHES[@]}" >"$SRC.tmp/.fsaio-patched"
+		printf '%s\n' "${PATCHES[@]}" >"$SRC.tmp/.fsaio-src"
 		mv "$SRC.tmp" "$SRC"
 	fi
+	ln -sfn src/o "$KEYDIR/build"
+elif ((PATCHED)); then
+	SRC=$KEYDIR/src	# the earlier layout: build/ beside the patched copy
+	[[ -f $SRC/.fsaio-patched ]] || die "$KEYDIR has an unfinished build of an earlier layout: remove it"
 fi
+mkdir -p "$OUT"
 
-# ---- seed a new key's O= tree from the last build of the same source ---------
-# Kbuild rebuilds only what depends on changed options (fixdep), so a config
-# fragment edit need not be a cold build.  Only for the same source tree
-# (stock keys of one KDIR): a patched key's sources live elsewhere.
-if [[ ! -f $OUT/.config ]] && ((!PATCHED)); then
-	prev=$KCACHE/$LATEST
-	if [[ -f $prev/info && -f $prev/build/.config ]] &&
-	   grep -qxF "kdir=$KDIR" "$prev/info" && [[ $(realpath "$prev") != "$KEYDIR" ]]; then
+# freshen SEED_SRC: give every file that may differ between the seed's source
+# and ours a new mtime in ours, so that make rebuilds what depends on it.
+# A file patch(1) wrote has one link; one shared with the Debian tree more.
+freshen() {
+	local f n=0
+	while IFS= read -r -d '' f; do
+		[[ -f $SRC/$f ]] || continue
+		if [[ $(stat -c %h "$SRC/$f") -gt 1 ]]; then	# ours is the shared copy
+			cp "$SRC/$f" "$SRC/$f.fsaio-new" && mv "$SRC/$f.fsaio-new" "$SRC/$f"
+		else
+			touch "$SRC/$f"
+		fi
+		n=$((n + 1))
+	done < <({ (cd "$1" && find . -path ./o -prune -o -type f -links 1 -print0)
+		   (cd "$SRC" && find . -path ./o -prune -o -type f -links 1 -print0); } |
+		 sort -zu)
+	msg "  $n source file(s) differ from the seed's: their dependents recompile"
+}
+
+# ---- seed a new key's O= tree from a built key of the same source ------------------
+# Kbuild rebuilds only what depends on changed options and files (fixdep), so
+# a config fragment edit or the patch series need not be a cold build: a
+# patched key starts from the stock key of its config (or the last patched
+# build), a stock key from the last stock build of the same tree.
+if [[ ! -f $OUT/.config && $OUT == "$SRC/o" ]]; then
+	seeds=("$KCACHE/$LATEST")
+	((PATCHED)) && seeds=("$KCACHE/$VERSION-$SRCID-stock${FLAVOR:+-$FLAVOR}-c$CFGHASH" "${seeds[@]}")
+	for prev in "${seeds[@]}"; do
+		[[ -f $prev/built && -L $prev/build && -f $prev/src/o/.config ]] || continue
+		grep -qxF "kdir=$KDIR" "$prev/info" 2>/dev/null || continue
+		[[ $(realpath "$prev") != "$(realpath "$KEYDIR")" ]] || continue
 		msg "seeding $OUT from $(basename "$(realpath "$prev")") (incremental rebuild)"
 		rm -rf "$OUT"
-		cp -a "$prev/build" "$OUT"
+		cp -a "$prev/src/o" "$OUT"
 		rm -f "$OUT/.config"	# forces the config step below
-	fi
+		freshen "$prev/src"
+		break
+	done
 fi
-
 # ---- config -----------------------------------------------------------------------
 MAKE=(make -C "$SRC" O="$OUT" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc")
 export CCACHE_NOHASHDIR=1 CCACHE_BASEDIR=$KCACHE
