@@ -10,6 +10,8 @@
 #   table-iops          part fsaio-table: figures in IOPS, by workload
 #   slat-cdf-<workload> part fsaio-table: submit-latency CDF from the slat_pNN
 #                       percentile figures, one line per series
+#   classes-<workload>  part device-classes: IOPS against device latency,
+#                       one line per engine and iodepth
 #   syncpath-insn       part syncpath: instructions per operation by kernel
 #   syncpath-insn-vs-stock  the same as % over the "stock" series
 #
@@ -173,6 +175,41 @@ ${plot%, }"
 	done <"$TMP/cdf.list"
 else
 	note slat-cdf skipped "$(part_reason fsaio-table)"
+fi
+
+# ------------------------------------------------------------ device-classes
+# IOPS against device latency (log-log), one plot per workload, one line per
+# engine and iodepth: where the patch stops mattering and where it does.
+jq -r '[.figures[] | select(.part == "device-classes" and (.id | endswith(".iops")) and .value != null)]
+	| group_by(.workload)[] | .[0].workload as $w
+	| group_by(.series + " qd" + (.qd | tostring))[] | sort_by(.device_us)
+	| "\($w)\t\(.[0].series) qd\(.[0].qd)\t" + (map("\(.device_us / 1000):\(.value)") | join(","))' \
+	"$JSON" >"$TMP/classes.list"
+if [[ -s $TMP/classes.list ]]; then
+	for w in $(cut -f1 "$TMP/classes.list" | sort -u); do
+		: >"$TMP/classes-$w.dat"
+		plot="plot " i=0
+		while IFS=$'\t' read -r _ title points; do
+			tr ',' '\n' <<<"$points" | tr ':' '\t' >>"$TMP/classes-$w.dat"
+			printf '\n\n' >>"$TMP/classes-$w.dat"
+			# one colour per engine, one dash per depth
+			case $title in *qd1) dt=3 ;; *qd8) dt=2 ;; *) dt=1 ;; esac
+			case $title in stock-libaio-buffered*) lc=1 ;; patched-*) lc=2 ;; *io_uring*) lc=3 ;; *) lc=4 ;; esac
+			plot+="'$TMP/classes-$w.dat' index $i using 1:2 with linespoints lc $lc dt $dt title '$title', "
+			i=$((i + 1))
+		done < <(awk -F'\t' -v w="$w" '$1 == w' "$TMP/classes.list")
+		render "classes-$w" "
+set title 'IOPS by device latency: $w (ext4 on null_blk, QEMU -icount)' noenhanced
+set datafile separator '\t'
+set logscale xy
+set xlabel 'device latency per request (ms)'
+set ylabel 'IOPS'
+set key outside right top noenhanced
+set grid
+${plot%, }"
+	done
+else
+	note classes skipped "$(part_reason device-classes)"
 fi
 
 # ------------------------------------------------------------ syncpath

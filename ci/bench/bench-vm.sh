@@ -17,12 +17,20 @@
 #                -icount (virtual time: the host's load does not enter), 2
 #                vCPUs, one boot per kernel
 #
-#   ci/bench/bench-vm.sh [PARTS_DIR] [--parts syncpath,fsaio-table] [--kernels stock,patched]
-#                        [--boots N] [--delay MS] [--runtime SEC] [--size SIZE] [--quick]
+#   ci/bench/bench-vm.sh [PARTS_DIR] [--parts syncpath,fsaio-table,device-classes]
+#                        [--kernels stock,patched] [--boots N] [--delay MS] [--runtime SEC]
+#                        [--size SIZE] [--classes US,US,...] [--quick]
 #
 #   PARTS_DIR      where <part>.json go (default $BENCH_OUT/parts, BENCH_OUT
 #                  defaulting to .output/bench)
-#   --parts        which parts (default both)
+#   device-classes the FSAIO table by device latency: ext4 on a memory-backed
+#                null_blk whose requests complete from a timer 0.1, 1, 8 and
+#                50 ms after submission; fio random reads and O_SYNC
+#                overwrites, 4 KiB and 64 KiB, iodepth 1/8/32; stock libaio
+#                buffered, io_uring buffered, O_DIRECT, patched libaio
+#                buffered; -icount, 2 vCPUs, one boot per kernel
+#
+#   --parts        which parts (default all three)
 #   --kernels      which kernels (default both; a kernel left out or not built
 #                  makes the part "skipped", with the reason)
 #   --boots N      syncpath boots per kernel (default 2)
@@ -30,6 +38,7 @@
 #                  keeps dm-delay on timers: below 50 ms it busy-polls)
 #   --runtime SEC  fio runtime cap per table cell, virtual seconds (default 10)
 #   --size SIZE    table test file (default 512M)
+#   --classes US,..  device-classes latencies in us (default 100,1000,8000,50000)
 #   --quick        a smoke run: small N, 1 boot, runtime 3, 128M (not for figures)
 #   --no-run       boot nothing: rebuild the part files from the raw results of
 #                  the last run (same options)
@@ -52,9 +61,11 @@ cd "$ROOT" || die "cannot cd to $ROOT"
 OUT=${BENCH_OUT:-$ROOT/.output/bench}
 FSAIO=${FSAIO:-$ROOT/fsaio}	# fsaio bench stats: the one implementation of the statistics
 PARTS_DIR=
-PARTS=syncpath,fsaio-table
+PARTS=syncpath,fsaio-table,device-classes
 KERNELS=stock,patched
 BOOTS=2 SLOW=50 RUNTIME=10 SIZE=512M QUICK=0 NORUN=0
+# device classes (us): NVMe, SATA SSD, disk, and the fsaio-table's 50 ms
+CLASSES=100,1000,8000,50000 CLASS_RUNTIME=2 CLASS_SIZE=256M
 SCHEMA=fsaio-bench/1
 
 while [[ $# -gt 0 ]]; do
@@ -65,6 +76,7 @@ while [[ $# -gt 0 ]]; do
 	--delay) SLOW=$2; shift 2 ;;
 	--runtime) RUNTIME=$2; shift 2 ;;
 	--size) SIZE=$2; shift 2 ;;
+	--classes) CLASSES=$2; shift 2 ;;
 	--quick) QUICK=1; shift ;;
 	--no-run) NORUN=1; shift ;;
 	-h|--help) usage "$EXIT_PASS" ;;
@@ -73,6 +85,8 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 [[ -n $PARTS_DIR ]] || PARTS_DIR=$OUT/parts
+[[ $CLASSES =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] ||
+	usage_error "--classes takes device latencies in microseconds, comma-separated (e.g. 100,1000,8000)"
 [[ $BOOTS =~ ^[1-9]$ && $SLOW =~ ^[0-9]+$ && $RUNTIME =~ ^[1-9][0-9]*$ ]] ||
 	usage_error "--boots takes 1 to 9, --delay and --runtime whole numbers (--runtime > 0)"
 mkdir -p "$PARTS_DIR" "$OUT/vm" "$OUT/bin" || die "cannot create $PARTS_DIR, $OUT/vm"
@@ -82,6 +96,7 @@ PARTS_DIR=$(realpath "$PARTS_DIR")
 N_CACHED=20000 N_64K=2000 N_COLD=500 PASSES=2
 if ((QUICK)); then
 	N_CACHED=2000 N_64K=200 N_COLD=100 BOOTS=1 RUNTIME=3 SIZE=128M
+	CLASS_RUNTIME=1 CLASS_SIZE=64M
 fi
 # The syncpath program runs in the guest from the host's root (9p).
 SYNCPATH_BIN=$OUT/bin/syncpath
@@ -411,6 +426,106 @@ part_table() {
 	msg "fsaio-table: $status${reason:+ ($reason)} in $(since "$t0") s"
 }
 
+# ============================================================ device-classes
+
+classes_cmd() {	# the guest command of one device-classes boot
+	echo "ci/bench/classes-guest.sh @OUT@/classes $1 $CLASS_SIZE $CLASS_RUNTIME ${CLASSES//,/ }"
+}
+
+part_classes() {
+	local t0 k out status=ok reason= raw=$OUT/vm/classes.jsonl kinds=() missing=() rel
+	t0=$(now)
+	: >"$raw"
+	for k in stock patched; do
+		if [[ -z ${KPATH[$k]:-} ]]; then
+			missing+=("${KREASON[$k]}")
+			continue
+		fi
+		out=$OUT/vm/classes-$k
+		if ((!NORUN)); then
+			mkdir -p "$out" && rm -rf "$out/classes"
+			msg "device-classes: $k (icount, 2 vCPUs, ext4 on null_blk, completions after ${CLASSES//,/ /} us, runtime >= ${CLASS_RUNTIME}s, file $CLASS_SIZE) -> $out"
+			ci/vm/vm-run.sh --kernel "${KPATH[$k]}" --label "classes-$k" --out "$out" \
+				--icount --cpus 2 --mem 3G --disks none --timeout 3600 -- "$(classes_cmd "$k")" >/dev/null
+		fi
+		if [[ $(cat "$out/exit-code" 2>/dev/null) != "$EXIT_PASS" || ! -s $out/classes/cells.tsv ]]; then
+			error "device-classes: $k: $(vm_result "$out")"
+			status=error reason=$LAST_ERROR
+			continue
+		fi
+		rel=$(sed -n 's/^release=//p' "$out/classes/env")
+		while IFS=$'\t' read -r us cname wname qd file rc secs; do
+			if [[ $rc != 0 || ! -s $out/classes/$file ]]; then
+				error "device-classes: $k $us us $cname $wname qd$qd: fio exited $rc: $(tail -1 "$out/classes/${file%.json}.err" 2>/dev/null)"
+				status=error reason=$LAST_ERROR
+				continue
+			fi
+			sed -n '/^{/,$p' "$out/classes/$file" | jq -c --arg k "$k" --arg c "$cname" --arg w "$wname" \
+				--argjson us "$us" --argjson qd "$qd" --arg rel "$rel" --argjson secs "$secs" \
+				--arg f "$out/classes/$file" '
+				.jobs[0] as $j
+				| (if ($j["job options"].rw // .["global options"].rw) == "write" then "write" else "read" end) as $d
+				| $j[$d] as $x
+				| {kind: $k, cname: $c, wname: $w, us: $us, qd: $qd, release: $rel, wall_s: $secs, file: $f,
+				   iops: $x.iops, mbps: ($x.bw_bytes / 1e6), ios: $x.total_ios, runtime_ms: $x.runtime,
+				   slat_mean_us: ($x.slat_ns.mean / 1000),
+				   clat_p50_us: ((($x.clat_ns.percentile // {})["50.000000"] // 0) / 1000)}' >>"$raw" ||
+				{ error "device-classes: unreadable fio JSON $file"; status=error reason=$LAST_ERROR; }
+		done <"$out/classes/cells.tsv"
+		kinds+=("$k")
+	done
+	part_skipped
+	local figs=$W/classes-figures.json ratios=$W/classes-ratios.json extra=$W/classes-extra.json
+	jq -s --arg rt "$CLASS_RUNTIME" --arg size "$CLASS_SIZE" '
+		def r2: . * 100 | round / 100;
+		def cfgdesc: {"libaio-buffered": "libaio buffered", "io_uring-buffered": "io_uring buffered",
+		              "libaio-direct": "libaio O_DIRECT"}[.];
+		def wdesc: {"randread-4k": "random read 4 KiB", "randread-64k": "random read 64 KiB",
+		            "osync-write-4k": "sequential O_SYNC overwrite 4 KiB",
+		            "osync-write-64k": "sequential O_SYNC overwrite 64 KiB"}[.];
+		map(
+		  (.kind + "-" + .cname) as $s | "\(.us)us.\(.wname)-qd\(.qd)" as $g
+		  | {series: $s, group: $g, kernel: .release,
+		     config: "\(.kind) kernel, \(.cname | cfgdesc)\(if .kind == "patched" then " (fs.aio-buffered-async=1)" else "" end); \(.wname | wdesc), iodepth \(.qd); ext4 on null_blk completing every request \(.us) us after submission (memory-backed, irqmode=2), \($size) file, runtime cap max(\($rt) s, 100 device latencies)",
+		     command: "ci/bench/bench-vm.sh --parts device-classes --kernels \(.kind)",
+		     samples_are: "one fio run (\(.ios) I/Os in \(.runtime_ms) ms of virtual time)", raw: .file,
+		     device_us: .us, qd: .qd, workload: .wname} as $b
+		  | ($b + {id: "device-classes.\($s).\($g).iops", metric: "IOPS", value: (.iops | r2), unit: "IOPS", samples: [(.iops | r2)]}),
+		    ($b + {id: "device-classes.\($s).\($g).MBps", metric: "throughput", value: (.mbps | r2), unit: "MB/s", samples: [(.mbps | r2)]}),
+		    ($b + {id: "device-classes.\($s).\($g).slat_mean", metric: "submit latency mean (fio slat)", value: (.slat_mean_us | r2), unit: "us"}),
+		    ($b + {id: "device-classes.\($s).\($g).clat_p50", metric: "completion latency p50 (fio clat)", value: (.clat_p50_us | r2), unit: "us"})
+		) | flatten' "$raw" >"$figs" ||
+		{ error "device-classes: aggregation failed"; echo '[]' >"$figs"; status=error reason=$LAST_ERROR; }
+	# Ratios per class, workload and depth; the 2007 FSAIO table (a disk of
+	# its day: random read 2.37x, O_SYNC write 3.76x, patched / stock
+	# libaio) stands beside the disk class.
+	jq -n --slurpfile F "$figs" '$F[0] as $f |
+		def r3: . * 1000 | round / 1000;
+		($f | map(select(.id | endswith(".iops"))) | map({key: .id, value: .}) | from_entries) as $m
+		| def v($s; $g): $m["device-classes.\($s).\($g).iops"];
+		  def ratio($id; $n; $d; $note):
+		    select($n != null and $d != null and $d.value != 0)
+		    | {id: $id, num: $n.id, den: $d.id, value: ($n.value / $d.value | r3), note: $note};
+		  def y2007($w): if ($w | startswith("randread")) then 2.37 else 3.76 end;
+		[ $f[] | select(.id | endswith(".iops")) | .group ] | unique | map(
+		  . as $g | ($g | capture("^(?<us>[0-9]+)us\\.(?<w>.*)-qd(?<qd>[0-9]+)$")) as $c
+		  | ratio("device-classes.ratio.\($g).patched-vs-stock"; v("patched-libaio-buffered"; $g); v("stock-libaio-buffered"; $g);
+		          "libaio buffered IOPS, patched / stock, device \($c.us) us, iodepth \($c.qd)"
+		          + (if $c.us == "8000" then "; the 2007 FSAIO table (a disk of its day) gave \(y2007($c.w))x for \(if ($c.w | startswith("randread")) then "random reads" else "O_SYNC writes" end)" else "" end)),
+		    ratio("device-classes.ratio.\($g).patched-vs-io_uring"; v("patched-libaio-buffered"; $g); v("stock-io_uring-buffered"; $g);
+		          "patched libaio buffered / io_uring buffered (stock kernel: io_uring does not enter the patched code)"),
+		    ratio("device-classes.ratio.\($g).patched-vs-direct"; v("patched-libaio-buffered"; $g); v("stock-libaio-direct"; $g);
+		          "patched libaio buffered / libaio O_DIRECT")
+		) | flatten' >"$ratios" || { error "device-classes: ratios failed"; echo '[]' >"$ratios"; status=error reason=$LAST_ERROR; }
+	jq -n --arg rt "$CLASS_RUNTIME" --arg size "$CLASS_SIZE" --arg cl "$CLASSES" \
+		'{method: "QEMU TCG -icount shift=0,sleep=off (virtual time), 2 vCPUs, 3 GiB; per device class a memory-backed null_blk (configfs; irqmode=2: every request completes from an hrtimer the class latency after submission, no vCPU polls; no volatile cache, so flushes are free) with ext4 on it and one \($size) file laid out and fsynced; caches dropped before every cell; fio iodepth_batch_submit=1, runtime cap max(\($rt) s, 100 x latency) of virtual time or one pass over the file; one boot per kernel; job file ci/bench/table.fio, driver ci/bench/classes-guest.sh. Classes (us): \($cl)",
+		  classes_us: ($cl | split(",") | map(tonumber)),
+		  fsaio_2007: {randread: 2.37, osync_write: 3.76, note: "patched / stock libaio, the 2007 FSAIO patch set on a disk of its day, as cited in issue 14"},
+		  raw: "vm/classes.jsonl"}' >"$extra"
+	part_file device-classes "$status" "$reason" "$(since "$t0")" "$(kernels_desc)" "$figs" "$ratios" "$extra"
+	msg "device-classes: $status${reason:+ ($reason)} in $(since "$t0") s"
+}
+
 # ============================================================ main
 
 command -v jq >/dev/null || die "jq not installed (ci/install-deps.sh)"
@@ -423,6 +538,7 @@ done
 T0=$(now)
 [[ ,$PARTS, == *,syncpath,* ]] && part_syncpath
 [[ ,$PARTS, == *,fsaio-table,* ]] && part_table
+[[ ,$PARTS, == *,device-classes,* ]] && part_classes
 msg "done in $(since "$T0") s; parts in $PARTS_DIR"
 if ((ERRORS)); then
 	echo "bench-vm: ERROR: $LAST_ERROR"

@@ -13,7 +13,8 @@
 #                with zero lost records; a perf profile of where the traced
 #                run's CPU time goes
 #   syncpath,    VM: run by the hook ci/bench/bench-vm.sh PARTS_DIR if it exists
-#   fsaio-table  (cached stock/patched kernels); else recorded as skipped
+#   fsaio-table, (cached stock/patched kernels); else recorded as skipped
+#   device-classes
 #
 # Environment:
 #   BENCH_PARTS="tracer vm"   which to run (a part not run is recorded as skipped)
@@ -40,7 +41,7 @@ PAIRS=${BENCH_PAIRS:-8}
 SELECT=${BENCH_PARTS:-tracer vm}
 FSAIO=$ROOT/fsaio
 SCHEMA=fsaio-bench/1
-VM_PARTS=(syncpath fsaio-table)
+VM_PARTS=(syncpath fsaio-table device-classes)
 FILE_SIZE=128m		# the cached file: fits in memory, larger than the CPU caches
 # fio and the tracer run at this niceness, ahead of kernel builds (nice 10),
 # QEMU guests and other background work on a shared machine; in tracer.json.
