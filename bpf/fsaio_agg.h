@@ -37,6 +37,8 @@ enum fsaio_agg_counter {
 	FSAIO_AGG__COUNT,
 };
 
+/* Only __u64 fields: user space sums them over CPUs word by word
+ * (harness/live/tracer.h). */
 struct fsaio_agg {
 	__u64 c[FSAIO_ENGINE__COUNT][FSAIO_AGG__COUNT];
 	__u64 counted;		/* records counted here and not sent */

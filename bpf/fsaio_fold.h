@@ -78,7 +78,9 @@ FSAIO_INLINE __u32 fsaio_fold_slot(__u64 req)
 	       (FSAIO_FOLD_SLOTS - 1);
 }
 
-/* Counted by the BPF side for folded lifecycles, per CPU. */
+/* Counted by the BPF side for folded lifecycles, per CPU.  Only __u64
+ * fields: user space sums them over CPUs and subtracts a base word by word
+ * (harness/live/tracer.h). */
 struct fsaio_fold_counts {
 	__u64 lifecycles;	/* each one SUBMIT and one final COMPLETE */
 	__u64 errors;		/* of those, res < 0 */

@@ -92,19 +92,14 @@ int session_poll(struct session *s, int timeout_ms)
 static int end_folded(struct session *s)
 {
 	struct fsaio_fold_counts now, d;
-	int k, n = tracer_fold_flush(s->tracer, on_record, s);
+	int n = tracer_fold_flush(s->tracer, on_record, s);
 
 	if (n < 0 || tracer_read_fold(s->tracer, &now)) {
 		fsaio_err("reading the io_uring requests kept in the kernel: %s",
 			  strerror(n < 0 ? -n : errno));
 		return 1;
 	}
-	d.lifecycles = now.lifecycles - s->fold_base.lifecycles;
-	d.errors = now.errors - s->fold_base.errors;
-	d.submit_calls = now.submit_calls - s->fold_base.submit_calls;
-	d.submit_ns = now.submit_ns - s->fold_base.submit_ns;
-	for (k = 0; k < FSAIO_FOLD_OPS; k++)
-		d.by_opcode[k] = now.by_opcode[k] - s->fold_base.by_opcode[k];
+	COUNTERS_SINCE(&d, &now, &s->fold_base);
 	checker_add_folded(s->checker, &d);
 	return 0;
 }

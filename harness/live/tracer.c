@@ -818,6 +818,10 @@ uint64_t tracer_drops(struct tracer *t, uint64_t drops[FSAIO_DROP__COUNT])
 	return sum;
 }
 
+_Static_assert(sizeof(struct fsaio_agg) % sizeof(__u64) == 0, "fsaio_agg: __u64 counters only");
+_Static_assert(sizeof(struct fsaio_fold_counts) % sizeof(__u64) == 0,
+	       "fsaio_fold_counts: __u64 counters only");
+
 /* Sum a per-CPU array map's only value over the CPUs into out: a struct
  * of __u64 counters (fsaio_agg, fsaio_fold_counts), size a multiple of 8
  * (so each CPU's copy is exactly size bytes). */

@@ -8,6 +8,7 @@
 #define FSAIO_TRACER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -59,6 +60,30 @@ uint64_t tracer_lost(struct tracer *t);
 int tracer_read_agg(struct tracer *t, struct fsaio_agg *out);
 /* With opts.fold: the folded lifecycles so far, summed over CPUs. */
 int tracer_read_fold(struct tracer *t, struct fsaio_fold_counts *out);
+
+/* dst = end - base, word by word, over size bytes of __u64 counters: the
+ * counts since base.  For the structs made only of __u64 fields that
+ * tracer_read_agg() and tracer_read_fold() fill; use COUNTERS_SINCE(). */
+static inline void u64_words_sub(void *dst, const void *end, const void *base, size_t size)
+{
+	const __u64 *e = end, *b = base;
+	__u64 *d = dst;
+	size_t w;
+
+	for (w = 0; w < size / sizeof(__u64); w++)
+		d[w] = e[w] - b[w];
+}
+
+/* *dst = *end - *base for three objects of one all-__u64 counter type. */
+#define COUNTERS_SINCE(dst, end, base) do {					\
+	_Static_assert(sizeof(*(dst)) % sizeof(__u64) == 0,			\
+		       "COUNTERS_SINCE: not a struct of __u64 counters");	\
+	_Static_assert(sizeof(*(end)) == sizeof(*(dst)) &&			\
+		       sizeof(*(base)) == sizeof(*(dst)),			\
+		       "COUNTERS_SINCE: operands of different types");		\
+	u64_words_sub((dst), (end), (base), sizeof(*(dst)));			\
+} while (0)
+
 /* With opts.fold: hand each kept submit still pending (in flight) to fn as
  * its SUBMIT record, then forget every kept request.  Call between runs,
  * with nothing traced running.  Returns the number handed, or -errno. */
