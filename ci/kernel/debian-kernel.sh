@@ -73,17 +73,24 @@ done
 MODS="virtio_pci 9pnet_virtio 9p virtio_blk loop dm_mod dm_delay dm_log_writes ext4
       dm_flakey null_blk crc32c_generic crc32c_intel crc32_generic crc32_pclmul
       xfs f2fs btrfs"
-cp -a "$MODDIR" "$IR/lib/modules/"
-# keep only what those modules need: the rest of the tree is 300 MB
+# Copy only what those modules need, not the whole 300 MB tree: all of
+# $MODDIR but the modules under kernel/ (so modules.order and
+# modules.builtin* for depmod below), and of those only the kept ones.
 keep=$(for m in $MODS; do
 	f=$(modinfo -b "$DIR/root" -k "$KREL" -n "$m" 2>/dev/null) || die "module $m not in the package"
 	echo "${f#$DIR/root}"
 	modprobe -d "$DIR/root" -S "$KREL" --show-depends "$m" 2>/dev/null | awk '$1 == "insmod" { print $2 }' |
 		sed "s|^$DIR/root||"
 done | sort -u)
-(cd "$IR" && find lib/modules/"$KREL"/kernel -name '*.ko*' | while read -r f; do
-	grep -qxF "/$f" <<<"$keep" || rm -f "$f"
-done)
+(cd "$DIR/root" && {
+	find "lib/modules/$KREL" ! \( -path "lib/modules/$KREL/kernel/*" -name '*.ko*' \)
+	while read -r f; do
+		if [[ $f == "/lib/modules/$KREL/kernel/"* && ${f##*/} == *.ko* ]] &&
+		   [[ -e .$f || -L .$f ]]; then
+			echo "${f#/}"
+		fi
+	done <<<"$keep"
+} | cpio -pdm --quiet "$IR") || die "copying the modules failed"
 find "$IR/lib/modules/$KREL/kernel" -type d -empty -delete
 depmod -b "$IR" "$KREL" || die "depmod (initramfs) failed"
 echo "$MODS" | tr -s ' \n' '\n' | sed '/^$/d' >"$IR/modules"
