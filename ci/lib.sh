@@ -23,6 +23,12 @@
 #   now                the time: seconds since the epoch, with nanoseconds
 #   since T0 [DIGITS]  seconds from T0 (a `now`) to now, with DIGITS decimals
 #                      (default 0)
+#   exit_class RC      what exit status RC stands for: EXIT_PASS, EXIT_SKIP,
+#                      EXIT_ERROR themselves, EXIT_USAGE an EXIT_ERROR (no
+#                      verdict), anything else EXIT_FAIL
+#   worse A B          the worse of two exit statuses, by their classes:
+#                      ERROR > FAIL > SKIP > PASS (ci/vm/vm.mk's vm_worse,
+#                      which runs in sh, has its own copy)
 #
 # Run instead of sourced, `ci/lib.sh exit-status` prints the numbers as
 # NAME=N lines (ci/vm/vm.mk reads them so).  If the header cannot be read
@@ -57,6 +63,22 @@ usage_error() { msg "$*"; msg "usage: $0 --help"; exit "$EXIT_USAGE"; }
 
 now() { date +%s.%N; }
 since() { awk -v a="$(now)" -v b="$1" -v d="${2:-0}" 'BEGIN { printf "%." d "f", a - b }'; }
+
+exit_class() {
+	case $1 in
+	"$EXIT_PASS"|"$EXIT_SKIP"|"$EXIT_ERROR") echo "$1" ;;
+	"$EXIT_USAGE") echo "$EXIT_ERROR" ;;
+	*) echo "$EXIT_FAIL" ;;
+	esac
+}
+worse() {
+	local a b s
+	a=$(exit_class "$1") b=$(exit_class "$2")
+	for s in "$EXIT_ERROR" "$EXIT_FAIL" "$EXIT_SKIP"; do
+		[[ $a == "$s" || $b == "$s" ]] && { echo "$s"; return; }
+	done
+	echo "$EXIT_PASS"
+}
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
 	case ${1:-} in

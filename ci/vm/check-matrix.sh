@@ -32,14 +32,7 @@ KERNELS=${MATRIX_KERNELS:-host stock-6.1 debian stock patched}
 OUT=$ROOT/.output/matrix
 mkdir -p "$OUT"
 
-worst=$EXIT_PASS
-worse() {	# the worse of the verdict so far and exit status $1
-	local c=$1
-	case $c in "$EXIT_PASS"|"$EXIT_SKIP"|"$EXIT_ERROR") ;; "$EXIT_USAGE") c=$EXIT_ERROR ;; *) c=$EXIT_FAIL ;; esac
-	for s in "$EXIT_ERROR" "$EXIT_FAIL" "$EXIT_SKIP"; do
-		if [[ $worst == "$s" || $c == "$s" ]]; then worst=$s; return; fi
-	done
-}
+worst=$EXIT_PASS	# worse() (ci/lib.sh) of the kernels' exit statuses
 
 declare -A json rel
 for k in $KERNELS; do
@@ -66,7 +59,7 @@ for k in $KERNELS; do
 		rel[$k]=$(sed -n 's/^release=//p' "$OUT/$k/vm-run.info" 2>/dev/null) ;;
 	*) usage_error "unknown kernel '$k' in MATRIX_KERNELS" ;;
 	esac
-	worse "$rc"
+	worst=$(worse "$worst" "$rc")
 	msg "matrix: $k: exit $rc after $(( $(date +%s) - t0 )) s"
 done
 

@@ -38,24 +38,6 @@ cd "$ROOT" || die "cannot cd to $ROOT"
 JSON=${1:-${FSAIO_OUT:-.}/fsaio.json}
 shift $(($# > 0))
 
-# class RC: PASS, SKIP and ERROR stand for themselves (USAGE: no verdict,
-# an ERROR), anything else is a FAIL; worse A B: the worse of two.
-class() {
-	case $1 in
-	"$EXIT_PASS"|"$EXIT_SKIP"|"$EXIT_ERROR") echo "$1" ;;
-	"$EXIT_USAGE") echo "$EXIT_ERROR" ;;
-	*) echo "$EXIT_FAIL" ;;
-	esac
-}
-worse() {
-	local a b s
-	a=$(class "$1") b=$(class "$2")
-	for s in "$EXIT_ERROR" "$EXIT_FAIL" "$EXIT_SKIP"; do
-		[[ $a == "$s" || $b == "$s" ]] && { echo "$s"; return; }
-	done
-	echo "$EXIT_PASS"
-}
-
 # What the suite's requests hold, before and after: fs.aio-nr and the aio
 # and io_uring slab objects (exact only with SLUB debugging, which the
 # default flavour boots with: /sys/kernel/slab/X/sanity_checks).
