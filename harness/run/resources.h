@@ -52,7 +52,8 @@ void resources_read(struct resources *r);
 
 /*
  * workload_resources: after the run (its cgroup empty), wait up to
- * settle_ms for the counters to come back to before, then judge.  Only
+ * settle_ms, and at least three RCU grace periods where membarrier can wait
+ * for them, for the counters to come back to before, then judge.  Only
  * with exclusive (fsaio alone on the machine: CI, the VM) does a counter
  * that stays up FAIL; elsewhere another process may have moved it: SKIP
  * with what was seen.
