@@ -17,7 +17,13 @@
 #   device-classes
 #
 # Environment:
-#   BENCH_PARTS="tracer vm"   which to run (a part not run is recorded as skipped)
+#   BENCH_PARTS="tracer vm"   which to run: tracer, vm (every VM part) or VM
+#                             part names (syncpath fsaio-table device-classes);
+#                             a part not run is recorded as skipped, or
+#   BENCH_VM_OPTS="--no-run"  extra ci/bench/bench-vm.sh options (--no-run:
+#                             rebuild the VM parts from the last raw results)
+#   BENCH_BASE=FILE           taken over from FILE (a bench.json: e.g.
+#                             docs/bench/bench.json, to re-measure one part)
 #   BENCH_RUNTIME=2           seconds per fio run in the tracer part
 #   BENCH_PAIRS=8             untraced/traced pairs per engine (at least 3)
 #   BENCH_NICE=-20            niceness of fio and the tracer in the tracer part
@@ -74,6 +80,19 @@ trap cleanup EXIT
 trap 'msg "interrupted"; exit "$EXIT_ERROR"' INT TERM HUP
 
 selected() { [[ " $SELECT " == *" $1 "* ]]; }
+
+# carry_over NAME: the part file of NAME from $BENCH_BASE, if it has NAME
+carry_over() {
+	[[ -n ${BENCH_BASE:-} ]] || return 1
+	jq -e --arg s "$SCHEMA" --arg p "$1" '
+		(.parts | map(select(.name == $p)) | .[0]) as $m | select($m != null)
+		| {schema: $s, part: $p, status: $m.status, reason: $m.reason, kernel: $m.kernel,
+		   seconds: $m.seconds, carried_from: (.generated // null),
+		   figures: [.figures[] | select(.part == $p) | del(.part)],
+		   ratios: [.ratios[] | select(.part == $p) | del(.part, .met)]}' \
+		"$BENCH_BASE" >"$PARTS_DIR/$1.json" 2>/dev/null || { rm -f "$PARTS_DIR/$1.json"; return 1; }
+	msg "part $1: taken over from $BENCH_BASE"
+}
 
 # part_stub NAME STATUS REASON: a part file without figures (skipped, error).
 part_stub() {
@@ -475,11 +494,18 @@ part_vm() {
 		done
 		return
 	fi
-	msg "VM parts: ci/bench/bench-vm.sh $PARTS_DIR (log: $LOGS/vm.log)"
-	BENCH_OUT=$OUT FSAIO=$FSAIO bash "$hook" "$PARTS_DIR" 2>&1 | tee "$LOGS/vm.log" >&2
+	local want=()
+	for p in "${VM_PARTS[@]}"; do
+		selected vm || selected "$p" && want+=("$p")
+	done
+	msg "VM parts: ci/bench/bench-vm.sh $PARTS_DIR --parts $(IFS=,; echo "${want[*]}") (log: $LOGS/vm.log)"
+	# shellcheck disable=SC2086 # BENCH_VM_OPTS: words
+	BENCH_OUT=$OUT FSAIO=$FSAIO bash "$hook" "$PARTS_DIR" --parts "$(IFS=,; echo "${want[*]}")" \
+		${BENCH_VM_OPTS:-} 2>&1 |
+		tee "$LOGS/vm.log" >&2
 	rc=${PIPESTATUS[0]}
 	reason=$(grep -v '^[[:space:]]*$' "$LOGS/vm.log" | tail -1)
-	for p in "${VM_PARTS[@]}"; do
+	for p in "${want[@]}"; do
 		[[ -s $PARTS_DIR/$p.json ]] && continue
 		case $rc in
 		"$EXIT_PASS") part_stub "$p" error "ci/bench/bench-vm.sh exited $rc without writing parts/$p.json" ;;
@@ -536,7 +562,7 @@ merge() {
 		[[ -e $f && " ${order[*]} " != *" $(basename "$f" .json) "* ]] && files+=("$f")
 	done
 	jq -n --arg schema "$SCHEMA" --arg gen "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-	      --argjson host "$HOST" --arg cmd "make bench (ci/bench/bench.sh; BENCH_PARTS='$SELECT' BENCH_RUNTIME=$RUNTIME BENCH_PAIRS=$PAIRS)" '
+	      --argjson host "$HOST" --arg cmd "make bench (ci/bench/bench.sh; BENCH_PARTS='$SELECT' BENCH_RUNTIME=$RUNTIME BENCH_PAIRS=$PAIRS${BENCH_BASE:+ BENCH_BASE=$BENCH_BASE})" '
 	def goal_met($v; $g):
 	  [$g | strings | capture("^\\s*(?<op><=|>=|<|>)\\s*(?<n>[-+0-9.eE]+)\\s*$")
 	   | (.n | tonumber) as $n
@@ -562,18 +588,25 @@ rm -f "$PARTS_DIR"/*.json "$OUT"/bench.json "$OUT"/*.svg "$OUT"/*.png
 HOST=$(host_json) || die "could not describe the host (jq?)"
 T0=$(now)
 
+[[ -z ${BENCH_BASE:-} || -s $BENCH_BASE ]] || die "BENCH_BASE=$BENCH_BASE: no such file"
+for p in $SELECT; do
+	[[ $p == tracer || $p == vm || " ${VM_PARTS[*]} " == *" $p "* ]] ||
+		usage_error "BENCH_PARTS: unknown part '$p' (tracer, vm, ${VM_PARTS[*]})"
+done
 if selected tracer; then
 	part_tracer
 else
-	part_stub tracer skipped "not selected (BENCH_PARTS='$SELECT')"
+	carry_over tracer || part_stub tracer skipped "not selected (BENCH_PARTS='$SELECT')"
 fi
-if selected vm; then
-	part_vm
-else
-	for p in "${VM_PARTS[@]}"; do
-		part_stub "$p" skipped "not selected (BENCH_PARTS='$SELECT')"
-	done
-fi
+vm_any=0
+for p in "${VM_PARTS[@]}"; do
+	if selected vm || selected "$p"; then
+		vm_any=1
+	else
+		carry_over "$p" || part_stub "$p" skipped "not selected (BENCH_PARTS='$SELECT')"
+	fi
+done
+((vm_any)) && part_vm
 
 validate_parts
 merge >"$OUT/bench.json.tmp" && mv "$OUT/bench.json.tmp" "$OUT/bench.json" ||
