@@ -43,7 +43,7 @@ done
 [[ -r $1 ]] || usage_error "cannot read $1"
 FILE=$1
 if [[ -z $KUNIT ]]; then
-	for k in ${KSRC:-} ${KDIR:-} /var/cache/fsaio/src/linux-source-6.12; do
+	for k in ${KSRC:-} ${KDIR:-} "${FSAIO_SRCCACHE:-/var/cache/fsaio/src}/linux-source-6.12"; do
 		[[ -f $k/tools/testing/kunit/kunit.py ]] && { KUNIT=$k/tools/testing/kunit/kunit.py; break; }
 	done
 fi

@@ -205,7 +205,7 @@ KSRC		?=
 KSFT_TREE	?=
 VMSELFTEST_ARGS	?=
 VMSTATUS	?=
-VM_KSRC		:= $(or $(KSRC),$(KDIR),/var/cache/fsaio/src/linux-source-6.12)
+VM_KSRC		:= $(or $(KSRC),$(KDIR),$(or $(FSAIO_SRCCACHE),/var/cache/fsaio/src)/linux-source-6.12)
 SELFTEST_FILES	:= Makefile config settings .gitignore fsaio_check.sh fsaio_prereq.c
 KSFT_FRAMEWORK	:= $(addprefix tools/testing/selftests/,Makefile lib.mk kselftest.h \
 		   kselftest_harness.h kselftest_module.h kselftest run_kselftest.sh) \
