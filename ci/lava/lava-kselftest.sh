@@ -16,7 +16,9 @@
 #                  Default: a scratch tree in /var/tmp/fsaio-ksft made by
 #                  `make selftest-tree` in FSAIO_ROOT from $KSRC (default
 #                  /var/cache/fsaio/src/linux-source-6.12), as make vmselftest does
-#   -r FSAIO_ROOT  the built fsaio checkout (default: the one holding this script)
+#   -r FSAIO_ROOT  the built fsaio checkout, exported as FSAIO_ROOT for
+#                  fsaio_check.sh (default: fsaio_check.sh's own search; the
+#                  scratch tree is made from the checkout holding this script)
 #   WORKLOAD...    run only these fsaio workloads (KSELFTEST_FSAIO_CHECK_SH_ARGS)
 #   --parse LOG    only turn a run_tests log into results (no LAVA needed)
 #
@@ -52,7 +54,7 @@ while [[ $# -gt 0 ]]; do
 	*) break ;;
 	esac
 done
-[[ -n $ROOT ]] || ROOT=$(cd "$here/../.." && pwd)
+if [[ -n $ROOT ]]; then export FSAIO_ROOT=$ROOT; else ROOT=$(cd "$here/../.." && pwd); fi
 
 # parse LOG: "NAME RESULT" lines, then "ktap-complete pass|fail N" last;
 # diagnostics on stderr.
