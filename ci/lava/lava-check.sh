@@ -106,7 +106,12 @@ LAVATMP=/var/lib/lava/dispatcher/tmp/$JOBID
 LPID=
 cleanup() {
 	local pid
-	[[ -n $LPID ]] && kill -TERM -- "-$LPID" 2>/dev/null && sleep 2 && kill -KILL -- "-$LPID" 2>/dev/null
+	# lava-run cancels the job on SIGTERM and stops QEMU itself (QEMU is in
+	# a session of its own: pexpect's pty); give it 30 s
+	if [[ -n $LPID ]] && kill -TERM -- "-$LPID" 2>/dev/null; then
+		for _ in $(seq 60); do kill -0 "$LPID" 2>/dev/null || break; sleep 0.5; done
+		kill -KILL -- "-$LPID" 2>/dev/null
+	fi
 	if [[ -s $OUT/qemu.pid ]]; then
 		pid=$(cat "$OUT/qemu.pid")
 		if kill -0 "$pid" 2>/dev/null; then
