@@ -7,7 +7,8 @@
 # a passing run (0), a failing fsaio check deep in the KTAP (1), every
 # result skipped (4), and the ways results go missing, each an ERROR (5):
 # KTAP cut off, a plan that does not match, a result lost between guest and
-# LAVA, a failed LAVA job, no log, no fsaio results at all.
+# LAVA, a failed LAVA job, no log, no fsaio results at all; and the
+# guest-side script's two ways of running the kselftest, with fakes.
 # The real-QEMU twins are documented in ci/README.md ("LAVA: make lava-check").
 #
 #   ci/lava/lava-judge-tests.sh
@@ -88,7 +89,7 @@ check() {
 mk() { mkdir -p "$TMP/$1"; }
 
 echo "KTAP version 1"
-echo "1..10"
+echo "1..12"
 mk pass; ksft_log >"$TMP/pass/ktap"; joblog "$TMP/pass/ktap" >"$TMP/pass/job.log"
 check pass "$EXIT_PASS"
 # the parser's own count: 2 kselftest + 2 prereq + 2 workloads + 6 checks
@@ -128,6 +129,28 @@ check empty_log "$EXIT_ERROR"
 
 mk no_fsaio_results; grep -v '"definition": "0_fsaio-kselftest"' "$TMP/pass/job.log" >"$TMP/no_fsaio_results/job.log"
 check no_fsaio_results "$EXIT_ERROR"
+
+# lava-kselftest.sh's two ways of running, with fakes printing the log
+# above: a kselftest tree (make run_tests) and an install (run_kselftest.sh)
+mkdir -p "$TMP/tree" "$TMP/install"
+ksft_log >"$TMP/canned"
+printf 'run_tests:\n\t@echo "TARGETS=$(TARGETS) args=$$KSELFTEST_FSAIO_CHECK_SH_ARGS" >%s\n\t@cat %s\n' \
+	"$TMP/tree/ran" "$TMP/canned" >"$TMP/tree/Makefile"
+printf '#!/bin/sh\necho "$*" >%s\ncat %s\n' "$TMP/install/ran" "$TMP/canned" >"$TMP/install/run_kselftest.sh"
+chmod +x "$TMP/install/run_kselftest.sh"
+for mode in tree install; do
+	n=$((n + 1))
+	got=$(PATH=/usr/bin:/bin "$L/lava-kselftest.sh" -k "$TMP/$mode" aio_read_batch 2>&1 | tail -1)
+	ran=$(cat "$TMP/$mode/ran" 2>/dev/null)
+	want="TARGETS=fsaio args=aio_read_batch"
+	[[ $mode == install ]] && want="-c fsaio"
+	if [[ $got == "ktap-complete pass 12" && $ran == "$want" ]]; then
+		echo "ok $n run_$mode # ran '$ran'; $got"
+	else
+		echo "not ok $n run_$mode # ran '$ran' (expected '$want'); last line '$got'"
+		bad=$((bad + 1))
+	fi
+done
 
 echo "# Totals: pass:$((n - bad)) fail:$bad xfail:0 xpass:0 skip:0 error:0"
 ((bad == 0)) && exit "$EXIT_PASS"

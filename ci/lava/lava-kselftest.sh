@@ -12,7 +12,7 @@
 #                  (`make selftest-install KSRC=tree` in the fsaio checkout):
 #                  runs `make -C KSFT_DIR TARGETS=... run_tests`; or a
 #                  kselftest install (`make ... install`, it has run_kselftest.sh
-#                  and no Makefile): runs `run_kselftest.sh -c TARGET`.
+#                  and no Makefile): runs `run_kselftest.sh -c TARGET...`.
 #                  Default: a scratch tree in /var/tmp/fsaio-ksft made by
 #                  `make selftest-tree` in FSAIO_ROOT from $KSRC (default
 #                  /var/cache/fsaio/src/linux-source-6.12), as make vmselftest does
@@ -159,8 +159,10 @@ if [[ -f $KSFT_DIR/Makefile ]]; then
 	# the runner appends to /dev/stdout: give it a pipe, not a file
 	make --no-print-directory -C "$KSFT_DIR" TARGETS="$TARGETS" run_tests 2>&1 | tee "$log"
 else
-	echo "lava-kselftest: $KSFT_DIR/run_kselftest.sh -c $TARGETS"
-	(cd "$KSFT_DIR" && ./run_kselftest.sh -c "$TARGETS") 2>&1 | tee "$log"
+	args=()
+	for t in $TARGETS; do args+=(-c "$t"); done
+	echo "lava-kselftest: $KSFT_DIR/run_kselftest.sh ${args[*]}"
+	(cd "$KSFT_DIR" && ./run_kselftest.sh "${args[@]}") 2>&1 | tee "$log"
 fi
 echo "lava-kselftest: run_tests took $(($(date +%s) - start)) s"
 parse "$log" >"$TMP/parsed"
