@@ -70,11 +70,9 @@ done
 [[ $TARGETS =~ ^[A-Za-z0-9_./+-]+$ ]] || usage_error "--targets: one kselftest target name"
 [[ $WORKLOADS =~ ^[A-Za-z0-9_\ -]*$ ]] || usage_error "--workloads: workload names, space-separated"
 [[ $APPEND != *\"* ]] || usage_error "--append: no double quotes"
-if [[ -n $JUDGE ]]; then
-	[[ -r $JUDGE/job.log ]] || usage_error "--judge: no $JUDGE/job.log"
-	OUT=$(realpath "$JUDGE") lrc=0 elapsed=0
-	rm -f "$OUT"/{results.yaml,verdicts,verdict}
-else
+# run_job: fill in device and job, run lava-run; sets OUT, lrc (its exit
+# status) and elapsed.
+run_job() {
 command -v lava-run >/dev/null || die "lava-run not found: apt-get install --no-install-recommends lava-dispatcher"
 if [[ -z $KERNEL ]]; then
 	KERNEL=$("$ROOT/ci/kernel/build-kernel.sh" --path) ||
@@ -134,15 +132,16 @@ sed -e "s|@ACCEL@|$ACCEL_OPTS|" -e "s|@CPUS@|$CPUS|" -e "s|@MEM@|$MEM|" \
 	die "cannot write $OUT/device.yaml"
 # Only used to spell the overlay's URL, which lava-fetch.sh maps to a path.
 echo "dispatcher_ip: 127.0.0.1" >"$OUT/dispatcher.yaml"
-python3 - "$LAVADIR" "$OUT/job.yaml" <<PY || die "cannot write $OUT/job.yaml"
-import sys, yaml
+KERNEL=$KERNEL ROOT=$ROOT APPEND=$APPEND_ALL TARGETS=$TARGETS WORKLOADS=$WORKLOADS \
+JOB_MINUTES=$((MINUTES + 30)) BOOT_MINUTES=20 TEST_MINUTES=$MINUTES \
+python3 - "$LAVADIR" "$OUT/job.yaml" <<'PY' || die "cannot write $OUT/job.yaml"
+import os, sys, yaml
 lavadir, out = sys.argv[1], sys.argv[2]
 text = open(lavadir + "/job-fsaio-kselftest.yaml.in").read()
-for k, v in {"KERNEL": "$KERNEL", "ROOT": "$ROOT", "APPEND": "$APPEND_ALL",
-             "TARGETS": "$TARGETS", "WORKLOADS": "$WORKLOADS",
-             "JOB_MINUTES": "$((MINUTES + 30))", "BOOT_MINUTES": "20",
-             "TEST_MINUTES": "$MINUTES", "TESTDEF": "TESTDEF"}.items():
-    text = text.replace("@%s@" % k, v)
+for k in ("KERNEL", "ROOT", "APPEND", "TARGETS", "WORKLOADS",
+          "JOB_MINUTES", "BOOT_MINUTES", "TEST_MINUTES"):
+    text = text.replace("@%s@" % k, os.environ[k])
+text = text.replace("@TESTDEF@", "TESTDEF")
 job = yaml.safe_load(text)
 job["actions"][2]["test"]["definitions"][0]["repository"] = \
     yaml.safe_load(open(lavadir + "/fsaio-kselftest.yaml"))
@@ -170,6 +169,14 @@ wait "$LPID"
 lrc=$?
 LPID=
 elapsed=$(since "$start")
+}
+
+if [[ -n $JUDGE ]]; then
+	[[ -r $JUDGE/job.log ]] || usage_error "--judge: no $JUDGE/job.log"
+	OUT=$(realpath "$JUDGE") lrc=0 elapsed=0
+	rm -f "$OUT"/{results.yaml,verdicts,verdict}
+else
+	run_job
 fi
 
 # ---- LAVA's results -> verdicts -----------------------------------------------------
