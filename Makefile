@@ -145,3 +145,4 @@ clean:
 -include ci/vm/vm.mk
 -include ci/bench/bench.mk
 -include ci/crash/crash.mk
+-include ci/lava/lava.mk

@@ -3,7 +3,7 @@
 # Run a ci/vm/vm.mk target and exit with its verdict, which make cannot do
 # (GNU make exits 2 for any failing recipe, whatever its status):
 #
-#   ci/vm/vm-make.sh [vmcheck|vmcrash|vmselftest|vmselftest-errors] [VAR=value...]
+#   ci/vm/vm-make.sh [vmcheck|vmcrash|vmselftest|vmselftest-errors|lava-check] [VAR=value...]
 #   e.g. ci/vm/vm-make.sh vmcheck KERNEL=both NOBUILD=1
 #
 # Exit status (harness/exit_status.h): the worst verdict over the kernels,
@@ -14,7 +14,7 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 target=vmcheck
 case ${1:-} in
-vmcheck|vmcrash|vmselftest|vmselftest-errors) target=$1; shift ;;
+vmcheck|vmcrash|vmselftest|vmselftest-errors|lava-check) target=$1; shift ;;
 -h|--help) usage "$EXIT_PASS" ;;
 esac
 st=$(mktemp "${TMPDIR:-/tmp}/fsaio-vmstatus.XXXXXX") || die "mktemp failed"

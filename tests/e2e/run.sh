@@ -754,6 +754,19 @@ t_vm_error_paths() {
 }
 TESTS+=(t_vm_error_paths)
 
+# The LAVA verdict path without QEMU or lava-run (ci/lava/lava-judge-tests.sh,
+# ~7 s): kselftest logs through the guest-side parser, LAVA's log judged by
+# lava-check.sh --judge: pass, a failing check, all skipped, and cut-off KTAP,
+# plan mismatch, a lost result, a failed job, no log, no results as ERRORs.
+# The real run: make lava-check.
+t_lava_judge() {
+	local out rc
+	python3 -c 'import yaml' 2>/dev/null || { echo "# no python3-yaml"; exit "$EXIT_SKIP"; }
+	out=$(ci/lava/lava-judge-tests.sh 2>&1); rc=$?
+	[[ $rc -eq $EXIT_PASS ]] || fail "$(grep -E '^not ok' <<<"$out" | tr '\n' ' ')"
+}
+TESTS+=(t_lava_judge)
+
 # ---------------------------------------------------------------- crash-replay tier
 # (ci/crash/; its VM run is make vmcrash).  The host has no dm-log-writes,
 # so the log reader gets a log written here by the kernel's format
