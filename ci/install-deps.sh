@@ -5,6 +5,8 @@
 #   ci/install-deps.sh --vm     also kernel build + QEMU tooling
 #   ci/install-deps.sh --kver V also Debian's linux-source-V (make kernels
 #                               KVER=V; implies --vm)
+#   ci/install-deps.sh --lava   also lava-dispatcher (make lava-check; implies
+#                               --vm; pulls ~140 packages, so not by default)
 # Exit status: EXIT_PASS, or EXIT_ERROR (5) when packages are missing and
 # this is not root, or apt-get failed; EXIT_USAGE (64) for a bad argument.
 set -euo pipefail
@@ -12,7 +14,8 @@ set -euo pipefail
 
 PKGS=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
       libaio-dev liburing-dev libjson-c-dev libgsl-dev fio e2fsprogs util-linux kmod jq xfsprogs gnuplot-nox
-      bpftrace)	# bpftrace: make bench measures fsaio trace against its one-liner
+      bpftrace python3-yaml)	# bpftrace: make bench measures fsaio trace against its one-liner
+# python3-yaml: the e2e test of the LAVA verdict path (t_lava_judge)
 # f2fs-tools, btrfs-progs: ci/vm/vm-run.sh --disks f2fs,btrfs formats those
 # scratch disks on the host (the guest runs the host's root, mkfs included).
 VM_PKGS=(linux-source-6.12 qemu-system-x86 busybox-static cpio bc bison flex
@@ -22,6 +25,7 @@ VM_PKGS=(linux-source-6.12 qemu-system-x86 busybox-static cpio bc bison flex
 case ${1:-} in
 '') ;;
 --vm) PKGS+=("${VM_PKGS[@]}") ;;
+--lava) PKGS+=("${VM_PKGS[@]}" lava-dispatcher) ;;
 --kver)
 	[[ ${2:-} =~ ^[0-9]+\.[0-9]+$ ]] || usage_error "--kver wants a version such as 6.1, not '${2:-}'"
 	PKGS+=("${VM_PKGS[@]}" "linux-source-$2") ;;

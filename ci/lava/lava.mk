@@ -21,6 +21,7 @@ LAVA_OPTS	?=
 
 .PHONY: lava-check
 lava-check:
+	@ci/install-deps.sh --lava >&2
 	@[ -x fsaio ] && [ -d $(OUTPUT)/workloads ] || $(MAKE) --no-print-directory all
 	@$(vm_verdict_sh); \
 	case "$(KERNEL)" in \
