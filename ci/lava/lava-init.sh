@@ -22,23 +22,8 @@
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp TERM=dumb LANG=C.UTF-8
 
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
-[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
-for i in 0:stdin 1:stdout 2:stderr; do
-	[ -e /dev/${i#*:} ] || ln -s /proc/self/fd/${i%%:*} /dev/${i#*:}
-done
-mkdir -p /dev/pts /dev/shm 2>/dev/null
-mount -t devpts devpts /dev/pts 2>/dev/null
-mount --bind / /mnt 2>/dev/null && HOSTROOT=/mnt || HOSTROOT=
-for d in /tmp /run /var/tmp /dev/shm; do mount -t tmpfs -o mode=1777 tmpfs $d; done
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
-mount -t bpf bpf /sys/fs/bpf 2>/dev/null
-hostname fsaio-lava 2>/dev/null
-ip link set lo up 2>/dev/null || busybox ifconfig lo 127.0.0.1 up 2>/dev/null
+. "${0%/*}/../vm/guest-mounts.sh"
+guest_mounts fsaio-lava
 
 cwd=
 for a in $(cat /proc/cmdline); do

@@ -35,27 +35,8 @@ poweroff_now() {
 	exit 1	# PID 1 exiting panics; panic=-1 + -no-reboot still ends QEMU
 }
 
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
-# devtmpfs has no /dev/fd, /dev/std{in,out,err} (udev makes them): without
-# them `>>/dev/stdout` (the kselftest runner's log) creates a plain file.
-[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
-for i in 0:stdin 1:stdout 2:stderr; do
-	[ -e /dev/${i#*:} ] || ln -s /proc/self/fd/${i%%:*} /dev/${i#*:}
-done
-mkdir -p /dev/pts /dev/shm 2>/dev/null
-mount -t devpts devpts /dev/pts 2>/dev/null
-# Keep a view of the host's /tmp etc. before tmpfs hides them: a checkout
-# there (CI clones into /tmp) is bound back at its own path below.
-HOSTROOT=
-mount --bind / /mnt 2>/dev/null && HOSTROOT=/mnt
-for d in /tmp /run /var/tmp /dev/shm; do mount -t tmpfs -o mode=1777 tmpfs $d; done
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
-mount -t bpf bpf /sys/fs/bpf 2>/dev/null
-hostname fsaio-vm 2>/dev/null
+. "${0%/*}/guest-mounts.sh"
+guest_mounts fsaio-vm
 
 mkdir -p $FSAIO_OUT
 if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288,cache=none \
@@ -69,8 +50,6 @@ if [ ! -r $FSAIO_OUT/.vm/env ]; then
 fi
 . $FSAIO_OUT/.vm/env
 log "kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print int($2/1024) " MiB"}' /proc/meminfo)"
-
-ip link set lo up 2>/dev/null || busybox ifconfig lo 127.0.0.1 up 2>/dev/null
 
 # Scratch disks: FSAIO_DISKS="ext4 xfs"; QEMU gave each the serial fsaio-<fs>.
 disk_by_serial() {
