@@ -720,8 +720,13 @@ t_check_fold_agrees() {
 	re=$(jq '[.runs[].records] | add' "$WORK/cf-per-event.json")
 	kf=$(jq '[.runs[].records_counted_in_kernel] | add' "$WORK/cf-fold.json")
 	echo "# records sent: $rf folded, $re per event; $kf counted in the kernel"
-	[[ $(jq '.runs[] | select(.name == "uring_read_batch") | .records_counted_in_kernel' "$WORK/cf-fold.json") -ge 128 ]] ||
-		fail "uring_read_batch: its 64 plain reads were not folded"
+	# 64 plain reads, 2 records each; fold_slots is direct-mapped, so two
+	# of them in flight at once may hash to one slot and the first is then
+	# sent instead (rare: io_kiocbs sit close together and the hash is
+	# Fibonacci's; seen once in session 9, 338 of 354): most, not all.
+	local kr
+	kr=$(jq '.runs[] | select(.name == "uring_read_batch") | .records_counted_in_kernel' "$WORK/cf-fold.json")
+	[[ $kr -ge 96 ]] || fail "uring_read_batch: only $kr of its 128 plain-read records were counted in the kernel"
 	[[ $(jq '[.runs[].records_counted_in_kernel] | add' "$WORK/cf-per-event.json") -eq 0 ]] ||
 		fail "-E counted in the kernel"
 	((rf < re)) || fail "folding sent $rf records, per event $re"
