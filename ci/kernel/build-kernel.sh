@@ -255,10 +255,27 @@ freshen() {
 			touch "$SRC/$f"
 		fi
 		n=$((n + 1))
+		printf '%s\n' "${f#./}"
 	done < <({ (cd "$1" && find . -path ./o -prune -o -type f -links 1 -print0)
 		   (cd "$SRC" && find . -path ./o -prune -o -type f -links 1 -print0); } |
-		 sort -zu)
+		 sort -zu) >"$KEYDIR/freshened"
 	msg "  $n source file(s) differ from the seed's: their dependents recompile"
+}
+
+# stale_objects: after a build seeded from a key of the same config, every
+# object whose dependencies (its .cmd file) name a freshened file must have
+# been rebuilt after freshen; one that was not would put the seed's code into
+# this kernel unnoticed.  Prints the stale objects.
+stale_objects() {
+	local pat cmd obj
+	[[ -s $KEYDIR/freshened && -f $KEYDIR/seed-same-config ]] || return 0
+	pat=$(mktemp) || return 0
+	sed 's|^|../|' "$KEYDIR/freshened" >"$pat"
+	while IFS= read -r cmd; do
+		obj=$(basename "$cmd" .cmd); obj=$(dirname "$cmd")/${obj#.}
+		[[ -f $obj && ! $obj -nt $KEYDIR/freshened ]] && echo "${obj#"$OUT"/}"
+	done < <(grep -rlF -f "$pat" --include='.*.o.cmd' "$OUT")
+	rm -f "$pat"
 }
 
 # ---- seed a new key's O= tree from a built key of the same source ------------------
@@ -277,6 +294,8 @@ if [[ ! -f $OUT/.config && $OUT == "$SRC/o" ]]; then
 		rm -rf "$OUT"
 		cp -a "$prev/src/o" "$OUT"
 		rm -f "$OUT/.config"	# forces the config step below
+		rm -f "$KEYDIR/seed-same-config"
+		cmp -s "$prev/fragments.config" <(cat "${FRAGS[@]}") && touch "$KEYDIR/seed-same-config"
 		freshen "$prev/src"
 		break
 	done
@@ -378,6 +397,8 @@ fi
 [[ -f $BZIMAGE ]] || die "make succeeded but $BZIMAGE is missing"
 grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$OUT/.config" && [[ ! -s $OUT/vmlinux ]] &&
 	die "vmlinux missing after build"
+stale=$(stale_objects)
+[[ -z $stale ]] || die "objects not rebuilt after the seed's sources were replaced: $(head -5 <<<"$stale" | tr '\n' ' ')(remove $KEYDIR and build again)"
 touch "$KEYDIR/built"
 release=$(cat "$OUT/include/config/kernel.release" 2>/dev/null || echo "$VERSION")
 cat >"$KEYDIR/info" <<EOF

@@ -749,6 +749,31 @@ t_trace_stacks() {
 }
 TESTS+=(t_trace_stacks)
 
+# A patched kernel is seeded from the stock key's O= tree
+# (ci/kernel/build-kernel.sh): its stale_objects() must name an object that
+# depends on a replaced source and was not rebuilt after it, and nothing
+# else; run on a small fake O= tree with the script's own function.
+t_kernel_stale_objects() {
+	local d=$WORK/stale fn got
+	mkdir -p "$d/src/o/fs" "$d/src/o/mm" "$d/key"
+	printf 'include/linux/wait_bit.h\n' >"$d/key/freshened"
+	: >"$d/key/seed-same-config"
+	printf 'deps_fs/aio.o := \\\n  ../include/linux/wait_bit.h \\\n' >"$d/src/o/fs/.aio.o.cmd"
+	printf 'deps_fs/pipe.o := \\\n  ../include/linux/wait.h \\\n' >"$d/src/o/fs/.pipe.o.cmd"
+	printf 'deps_mm/filemap.o := \\\n  ../include/linux/wait_bit.h \\\n' >"$d/src/o/mm/.filemap.o.cmd"
+	touch -d '-2 min' "$d/src/o/fs/aio.o" "$d/src/o/fs/pipe.o"	# before freshen
+	touch -d '-1 min' "$d/key/freshened"
+	touch "$d/src/o/mm/filemap.o"					# rebuilt after it
+	fn=$(sed -n '/^stale_objects() {/,/^}/p' ci/kernel/build-kernel.sh)
+	[[ -n $fn ]] || fail "no stale_objects() in ci/kernel/build-kernel.sh"
+	got=$(eval "$fn"; KEYDIR=$d/key OUT=$d/src/o stale_objects)
+	[[ $got == fs/aio.o ]] || fail "stale objects: '$got', expected fs/aio.o only"
+	rm "$d/key/seed-same-config"	# seeded from another config: not judged
+	got=$(eval "$fn"; KEYDIR=$d/key OUT=$d/src/o stale_objects)
+	[[ -z $got ]] || fail "judged without a same-config seed: '$got'"
+}
+TESTS+=(t_kernel_stale_objects)
+
 # ci/vm/vm-run.sh's verdicts and cleanup with a fake QEMU (no kernel, ~7 s):
 # QEMU killed, guest panic, bad init, timeout, Ctrl-C are ERRORs with their
 # reason; pass/fail/skip/splat/no exit code/QEMU start failure; no QEMU
