@@ -12,6 +12,8 @@
 #   --patched        apply patches/linux-6.12/series (patch -p1) to a per-key copy
 #   --patches DIR    series directory (default: <repo>/patches/linux-6.12)
 #   --flavor debug   add ci/kernel/config/debug.config (KASAN, lockdep, hung-task panic)
+#   --flavor stap    add ci/kernel/config/stap.config (modules, kprobes, DWARF:
+#                    a SystemTap module can be built for it and loaded)
 #   --config-only    stop after olddefconfig + verification; print the .config path
 #   --print-key      print the cache key and exit
 #   --path           print the bzImage path if it is already built (else exit
@@ -87,8 +89,8 @@ DEB_TARBALL=/usr/src/linux-source-$KVER.tar.xz
 
 case $FLAVOR in
 ''|stock|default) FLAVOR= ;;
-debug) ;;
-*) usage_error "unknown flavor '$FLAVOR' (known: debug)" ;;
+debug|stap) ;;
+*) usage_error "unknown flavor '$FLAVOR' (known: debug, stap)" ;;
 esac
 
 # ---- --check-kernel: verify a foreign kernel's config -------------------------------
