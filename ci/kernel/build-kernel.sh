@@ -301,7 +301,18 @@ if [[ ! -f $OUT/.config && $OUT == "$SRC/o" ]]; then
 		freshen "$prev/src"
 		break
 	done
+elif [[ ! -f $OUT/.config ]] && ((!PATCHED)); then
+	# a --kdir tree: its last stock key of the same tree, by the old layout
+	prev=$KCACHE/$LATEST
+	if [[ -f $prev/info && -d $prev/build && ! -L $prev/build && -f $prev/build/.config ]] &&
+	   grep -qxF "kdir=$KDIR" "$prev/info" && [[ $(realpath "$prev") != "$(realpath "$KEYDIR")" ]]; then
+		msg "seeding $OUT from $(basename "$(realpath "$prev")") (incremental rebuild)"
+		rm -rf "$OUT"
+		cp -a "$prev/build" "$OUT"
+		rm -f "$OUT/.config"	# forces the config step below
+	fi
 fi
+
 # ---- config -----------------------------------------------------------------------
 MAKE=(make -C "$SRC" O="$OUT" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc")
 export CCACHE_NOHASHDIR=1 CCACHE_BASEDIR=$KCACHE
