@@ -32,6 +32,7 @@ static struct check_args {
 	bool list;
 	bool exclusive;		/* fsaio alone on the machine: judge system-wide counters */
 	bool per_event;		/* no folding in BPF: every record to user space */
+	bool no_fentry;		/* tracepoints only, as SystemTap's source sees */
 	int settle_ms;		/* workload_resources: wait this long for frees */
 	char **names;
 	int nr_names;
@@ -49,9 +50,13 @@ static const struct argp_option check_options[] = {
 	  "fput, exit work) up to MS ms after the workload's processes are gone "
 	  "(default 10000: before 6.7 struct file is freed by call_rcu(), 3 s "
 	  "after the last fput on 6.1 under QEMU TCG; the wait ends as soon as "
-	  "the counts are back)" },
+	  "the counts are back); a count still up then gets 3 x MS more to show "
+	  "a late free (PASS, said so) from a leak (FAIL), until the first leak "
+	  "of the run" },
 	{ "per-event", 'E', NULL, 0, "send every event to user space: no folding of "
 	  "plain io_uring lifecycles in the kernel (--record implies it)" },
+	{ "no-fentry", 'F', NULL, 0, "use tracepoints only, even where fentry loads "
+	  "(what stap/fsaio.stp observes: its logs compare record for record)" },
 	{},
 };
 
@@ -71,6 +76,9 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'E':
 		args.per_event = true;
+		break;
+	case 'F':
+		args.no_fentry = true;
 		break;
 	case 's':
 		errno = 0;
@@ -129,6 +137,9 @@ static void tick(void *ctx)
 	session_poll(ctx, 20);
 }
 
+/* workload_resources' waits over the run (run/resources.h) */
+static struct settle_policy settle;
+
 static int run_workload(struct session *s, const struct workload *w,
 			char *const *cmd, const char *dir, struct run_result *r)
 {
@@ -181,7 +192,7 @@ static int run_workload(struct session *s, const struct workload *w,
 	snprintf(r->summary_line, sizeof(r->summary_line), "%s", c.report.line);
 	check_exit(r, w, &c, args.timeout);
 	check_agreement(r, w, &c);
-	check_resources(&r->run_checks[RUN_CHECK_RESOURCES], &res, args.exclusive, args.settle_ms);
+	check_resources(&r->run_checks[RUN_CHECK_RESOURCES], &res, args.exclusive, &settle);
 	return 0;
 }
 
@@ -219,6 +230,9 @@ int cmd_check(int argc, char **argv)
 	 * ~13 ms of 8 MiB) through a consumer's scheduling hiccup. */
 	topts.ringbuf_bytes = (output_opts.ringbuf_mb ? output_opts.ringbuf_mb : 32) << 20;
 	topts.fold = !args.per_event && !output_opts.record;
+	topts.no_fentry = args.no_fentry;
+	settle.settle_ms = args.settle_ms;
+	settle.late_ms = 4 * args.settle_ms;
 
 	nr_suite = workload_discover(workload_root(), suite, MAX_WORKLOADS);
 	if (args.list) {
