@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fsaio replay: re-check a recorded event log, one run per trace segment,
- * with the same core (decode -> checker) and reports as a live check.
+ * with the same core (decode -> checker) and reports as a live check.  The
+ * log is a binary --record log or a text log (core/textlog.h: SystemTap's,
+ * stap/fsaio.stp), told apart by its first bytes.
  */
 #include <argp.h>
 #include <errno.h>
@@ -12,10 +14,41 @@
 #include "common.h"
 #include "core/decode.h"
 #include "core/features.h"
+#include "core/textlog.h"
+#include "core/waitsite.h"
 #include "live/ksyms.h"
 #include "report/report.h"
 
 static const char *replay_file;
+
+/* One log, binary or text: the next record as fsaio_log_read() says. */
+struct log_reader {
+	FILE *f;
+	bool text;
+	unsigned long lineno;
+};
+
+static int log_next(struct log_reader *lr, struct fsaio_record *rec, char *err, size_t errlen)
+{
+	if (lr->text)
+		return fsaio_text_read(lr->f, &lr->lineno, rec, err, errlen);
+	return fsaio_log_read(lr->f, rec, err, errlen);
+}
+
+/* A text log's sleeps come with their stacks only (SystemTap does not
+ * classify them): name the frames with the recording kernel's symbols,
+ * as the live tracer does (tracer.c enrich_sleep). */
+static void classify_sleep(struct fsaio_record *rec, const struct ksyms *syms)
+{
+	const char *names[FSAIO_STACK_DEPTH];
+	uint32_t i, n = rec->nr_stack;
+
+	if (rec->type != FSAIO_EV_SLEEP || rec->site != FSAIO_SITE_UNKNOWN || !n)
+		return;
+	for (i = 0; i < n; i++)
+		names[i] = ksyms_name(syms, rec->stack[i], NULL);
+	rec->site = classify_wait_site(names, n);
+}
 
 static error_t replay_parse(int key, char *arg, struct argp_state *state)
 {
@@ -39,15 +72,21 @@ int cmd_replay(int argc, char **argv)
 {
 	static const struct argp_child children[] = { { &output_argp }, {} };
 	static const struct argp argp = { NULL, replay_parse, "FILE",
-		"Re-check the invariants on an event log recorded with --record.\v"
+		"Re-check the invariants on an event log: one recorded with --record, or\n"
+		"a text log written by SystemTap (stap/fsaio-stap.sh, format in\n"
+		"stap/README.md).\v"
 		"Each trace segment in the log (one per workload) is checked on its own,\n"
 		"with the features of the kernel that recorded it.  A truncated log or a\n"
-		"record of an unknown version is an ERROR.  Exit status as 'check'.", children };
+		"record of an unknown version is an ERROR.  A text log's D-state sleeps\n"
+		"are classified with the symbols of the kernel that recorded it: replayed\n"
+		"elsewhere, the checks that need them SKIP.  Exit status as 'check'.", children };
 	struct fsaio_log_header h;
 	struct checker_config cfg;
 	struct run_result *runs = NULL;
 	struct checker *cur = NULL;
 	struct fsaio_record rec;
+	struct log_reader lr = { 0 };
+	const char *unclassified = NULL;
 	enum verdict all = VERDICT_SKIP;
 	char err[512];
 	int nr = 0, i, ret;
@@ -63,19 +102,28 @@ int cmd_replay(int argc, char **argv)
 		fsaio_err("cannot open %s: %s", replay_file, strerror(errno));
 		return EXIT_USAGE;
 	}
-	if (fsaio_log_read_header(f, &h, err, sizeof(err))) {
+	lr.f = f;
+	lr.text = fsaio_text_detect(f);
+	if (lr.text ? fsaio_text_read_header(f, &h, err, sizeof(err)) :
+		      fsaio_log_read_header(f, &h, err, sizeof(err))) {
 		fsaio_err("%s: %s", replay_file, err);
 		fclose(f);
 		return EXIT_USAGE;
 	}
-	cfg = checker_config_for(h.features);
+	lr.lineno = lr.text;
 	/* Stacks name functions only with the kernel that recorded them. */
 	if (!strcmp(h.release, kernel_release()))
 		syms = ksyms_load(err, sizeof(err));
+	if (lr.text && (h.features & FEAT_STACK) && !syms) {
+		/* unclassified sleeps would read as "other": not observed */
+		h.features &= ~FEAT_STACK;
+		unclassified = h.release;
+	}
+	cfg = checker_config_for(h.features);
 	report_set_symbolizer(ksyms_symbolize, syms);
 	/* One run per segment; TRACE_END closes a segment. */
 	for (;;) {
-		ret = fsaio_log_read(f, &rec, err, sizeof(err));
+		ret = log_next(&lr, &rec, err, sizeof(err));
 		if (ret == 0)
 			break;
 		if (!cur) {
@@ -101,6 +149,8 @@ int cmd_replay(int argc, char **argv)
 			fsaio_err("%s: %s", replay_file, err);
 			break;
 		}
+		if (lr.text && syms)
+			classify_sleep(&rec, syms);
 		checker_feed(cur, &rec);
 		if (rec.type == FSAIO_EV_TRACE_END) {
 			checker_finish(cur);
@@ -112,7 +162,11 @@ int cmd_replay(int argc, char **argv)
 		checker_finish(cur);	/* truncated: no TRACE_END, trace_integrity says so */
 
 	report_ktap_header(stdout, nr);
-	printf("# replay of %s: recorded on %s\n", replay_file, h.release);
+	printf("# replay of %s: %srecorded on %s\n", replay_file,
+	       lr.text ? "text log " : "", h.release);
+	if (unclassified)
+		printf("# sleeps not classified: a text log's stacks need the symbols of %s; "
+		       "replay it on that kernel\n", unclassified);
 	for (i = 0; i < nr; i++) {
 		struct run_result *r = &runs[i];
 

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Text event logs (textlog.h): parse and write record lines.  Pure. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/textlog.h"
+
+static int reject(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int reject(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* A whole token as an unsigned number (decimal or 0x-hex) or, with
+ * allow_neg, a negative decimal. */
+static int number(const char *s, size_t len, int allow_neg, uint64_t *v)
+{
+	char buf[32], *end;
+
+	if (!len || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	if (buf[0] == '-') {
+		long long n;
+
+		if (!allow_neg)
+			return -1;
+		n = strtoll(buf, &end, 10);
+		*v = (uint64_t)n;
+	} else {
+		*v = strtoull(buf, &end, 0);
+	}
+	return errno || *end ? -1 : 0;
+}
+
+/* stack=0x1,0x2 or "-" into st[], *n entries */
+static int parse_stack(const char *s, size_t len, uint64_t *st, uint32_t *n)
+{
+	size_t i = 0, start;
+
+	*n = 0;
+	if (len == 1 && s[0] == '-')
+		return 0;
+	if (s[len - 1] == ',')
+		return -1;
+	while (i < len) {
+		start = i;
+		while (i < len && s[i] != ',')
+			i++;
+		if (*n >= FSAIO_STACK_DEPTH || number(s + start, i - start, 0, &st[*n]))
+			return -1;
+		(*n)++;
+		i++;	/* the comma */
+	}
+	return 0;
+}
+
+/* The numeric fields of a record line: name, where, how wide, signed. */
+static const struct text_field {
+	const char *name;
+	size_t off, size;
+	bool neg;
+} text_fields[] = {
+#define F(key, member, neg) \
+	{ #key, offsetof(struct fsaio_record, member), \
+	  sizeof(((struct fsaio_record *)0)->member), neg }
+	F(type, type, false), F(cpu, cpu, false), F(ts, ts_ns, false),
+	F(seq, seq, false), F(pid, pid, false), F(tgid, tgid, false),
+	F(req, req, false), F(user_data, user_data, false), F(engine, engine, false),
+	F(site, site, false), F(ctx, ctx, false), F(flags, flags, false),
+	F(res, res, true), F(arg0, arg0, false), F(arg1, arg1, false),
+	F(arg2, arg2, false), F(ring, ring, false), F(nr_stack, nr_stack, false),
+#undef F
+};
+
+/* Store v in a field of its width; false if it does not fit. */
+static bool store(struct fsaio_record *r, const struct text_field *tf, uint64_t v)
+{
+	char *at = (char *)r + tf->off;
+	int64_t sv = (int64_t)v;
+
+	switch (tf->size) {
+	case 1: if (v > UINT8_MAX) return false; *(uint8_t *)at = v; return true;
+	case 2: if (v > UINT16_MAX) return false; *(uint16_t *)at = v; return true;
+	case 4:
+		if (tf->neg ? sv < INT32_MIN || sv > INT32_MAX : v > UINT32_MAX)
+			return false;
+		*(uint32_t *)at = (uint32_t)v;
+		return true;
+	default: *(uint64_t *)at = v; return true;
+	}
+}
+
+int fsaio_text_parse_record(const char *line, unsigned long lineno, struct fsaio_record *out,
+			    char *err, size_t errlen)
+{
+	struct fsaio_record r;
+	const char *p = line, *key, *val;
+	uint32_t nr_stack = 0, nr_listed = 0;
+	bool have_type = false, have_nr = false;
+	uint64_t stack[FSAIO_STACK_DEPTH] = { 0 };
+	char derr[160];
+	size_t i;
+
+	memset(&r, 0, sizeof(r));
+	if (strncmp(p, "R ", 2))
+		return reject(err, errlen, "line %lu: not a record (\"R key=value ...\")", lineno);
+	p += 2;
+	for (;;) {
+		size_t klen, vlen;
+		uint64_t v;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		key = p;
+		val = strchr(p, '=');
+		if (!val || memchr(key, ' ', val - key))
+			return reject(err, errlen, "line %lu: '%.20s' is not key=value", lineno, key);
+		klen = val - key;
+		val++;
+		if (klen == 4 && !memcmp(key, "comm", 4)) {
+			/* the rest of the line: a command name may hold spaces */
+			snprintf(r.comm, sizeof(r.comm), "%s", val);
+			break;
+		}
+		vlen = strcspn(val, " ");
+		p = val + vlen;
+		if (klen == 5 && !memcmp(key, "stack", 5)) {
+			if (!vlen || parse_stack(val, vlen, stack, &nr_listed))
+				return reject(err, errlen, "line %lu: bad stack '%.*s' (at most %d "
+					      "comma-separated numbers, or -)", lineno,
+					      (int)(vlen > 40 ? 40 : vlen), val, FSAIO_STACK_DEPTH);
+			continue;
+		}
+		for (i = 0; i < sizeof(text_fields) / sizeof(text_fields[0]); i++)
+			if (strlen(text_fields[i].name) == klen &&
+			    !memcmp(key, text_fields[i].name, klen))
+				break;
+		if (i == sizeof(text_fields) / sizeof(text_fields[0]))
+			return reject(err, errlen, "line %lu: unknown field '%.*s'", lineno,
+				      (int)(klen > 20 ? 20 : klen), key);
+		if (number(val, vlen, text_fields[i].neg, &v) || !store(&r, &text_fields[i], v))
+			return reject(err, errlen, "line %lu: bad number %.*s=%.*s", lineno,
+				      (int)klen, key, (int)(vlen > 24 ? 24 : vlen), val);
+		have_type |= !strcmp(text_fields[i].name, "type");
+		if (!strcmp(text_fields[i].name, "nr_stack")) {
+			have_nr = true;
+			nr_stack = r.nr_stack;
+		}
+	}
+	if (!have_type)
+		return reject(err, errlen, "line %lu: record without type=", lineno);
+	memcpy(r.stack, stack, sizeof(stack));
+	/* TRACE_END carries drop counts per cause in stack[], not frames */
+	r.nr_stack = r.type == FSAIO_EV_TRACE_END ? 0 : nr_listed;
+	if (have_nr && r.type != FSAIO_EV_TRACE_END && nr_stack != nr_listed)
+		return reject(err, errlen, "line %lu: nr_stack=%u but %u stack entries",
+			      lineno, nr_stack, nr_listed);
+	r.version = FSAIO_RECORD_VERSION;
+	if (fsaio_decode(&r, sizeof(r), out, derr, sizeof(derr)))
+		return reject(err, errlen, "line %lu: %s", lineno, derr);
+	return 0;
+}
+
+int fsaio_text_detect(FILE *f)
+{
+	char buf[sizeof(FSAIO_TEXT_MAGIC) - 1];
+	size_t n = fread(buf, 1, sizeof(buf), f);
+
+	rewind(f);
+	return n == sizeof(buf) && !memcmp(buf, FSAIO_TEXT_MAGIC, sizeof(buf));
+}
+
+/* One line without its newline into buf; 0 at EOF, -1 if too long. */
+static int get_line(FILE *f, char *buf, size_t len, unsigned long *lineno)
+{
+	size_t n;
+
+	if (!fgets(buf, len, f))
+		return 0;
+	(*lineno)++;
+	n = strlen(buf);
+	if (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	else if (!feof(f))
+		return -1;
+	return 1;
+}
+
+int fsaio_text_read_header(FILE *f, struct fsaio_log_header *h, char *err, size_t errlen)
+{
+	char line[512], *p, *next;
+	unsigned long lineno = 0;
+	unsigned version;
+	int n;
+
+	memset(h, 0, sizeof(*h));
+	if (get_line(f, line, sizeof(line), &lineno) <= 0 ||
+	    sscanf(line, FSAIO_TEXT_MAGIC " %u%n", &version, &n) != 1)
+		return reject(err, errlen, "not an fsaio text log (first line: \"%s N ...\")",
+			      FSAIO_TEXT_MAGIC);
+	if (version != 1)
+		return reject(err, errlen, "text log version %u, expected 1", version);
+	memcpy(h->magic, FSAIO_LOG_MAGIC, sizeof(h->magic));
+	h->log_version = 1;
+	h->record_size = sizeof(struct fsaio_record);
+	h->record_version = FSAIO_RECORD_VERSION;
+	for (p = line + n; *p; p = next) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		if (!strncmp(p, "label=", 6)) {	/* the rest of the line */
+			snprintf(h->label, sizeof(h->label), "%s", p + 6);
+			break;
+		}
+		next = p + strcspn(p, " ");
+		if (*next)
+			*next++ = '\0';
+		if (!strncmp(p, "features=", 9)) {
+			uint64_t v;
+
+			if (number(p + 9, strlen(p + 9), 0, &v) || v > UINT32_MAX)
+				return reject(err, errlen, "bad features '%s' in the header", p + 9);
+			h->features = v;
+		} else if (!strncmp(p, "release=", 8)) {
+			snprintf(h->release, sizeof(h->release), "%s", p + 8);
+		} else {
+			return reject(err, errlen, "unknown header field '%.20s'", p);
+		}
+	}
+	if (!h->release[0])
+		return reject(err, errlen, "the header names no release= (uname -r of the traced kernel)");
+	return 0;
+}
+
+int fsaio_text_read(FILE *f, unsigned long *lineno, struct fsaio_record *rec,
+		    char *err, size_t errlen)
+{
+	char line[1024];
+	int ret;
+
+	for (;;) {
+		ret = get_line(f, line, sizeof(line), lineno);
+		if (ret == 0)
+			return ferror(f) ? reject(err, errlen, "read error after line %lu",
+						  *lineno) : 0;
+		if (ret < 0)
+			return reject(err, errlen, "line %lu: longer than %zu bytes", *lineno + 1,
+				      sizeof(line) - 1);
+		if (line[0] == '#' || !line[0])
+			continue;
+		return fsaio_text_parse_record(line, *lineno, rec, err, errlen) ? -EINVAL : 1;
+	}
+}
+
+int fsaio_text_write(FILE *f, const struct fsaio_record *r)
+{
+	uint32_t i, n;
+
+	fprintf(f, "R type=%u cpu=%u ts=%" PRIu64 " seq=%" PRIu64 " pid=%u tgid=%u req=%#" PRIx64
+		" user_data=%#" PRIx64 " engine=%u site=%u ctx=%u flags=%u res=%d arg0=%#" PRIx64
+		" arg1=%#" PRIx64 " arg2=%#" PRIx64 " ring=%#" PRIx64 " nr_stack=%u stack=",
+		r->type, r->cpu, (uint64_t)r->ts_ns, (uint64_t)r->seq, r->pid, r->tgid,
+		(uint64_t)r->req, (uint64_t)r->user_data, r->engine, r->site, r->ctx, r->flags,
+		r->res, (uint64_t)r->arg0, (uint64_t)r->arg1, (uint64_t)r->arg2,
+		(uint64_t)r->ring, r->nr_stack);
+	/* TRACE_END: the drop counts per cause (fsaio_end_drops()) */
+	n = r->type == FSAIO_EV_TRACE_END ? FSAIO_DROP__COUNT : r->nr_stack;
+	if (n > FSAIO_STACK_DEPTH)
+		n = FSAIO_STACK_DEPTH;
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%#" PRIx64, i ? "," : "", (uint64_t)r->stack[i]);
+	if (fprintf(f, "%s comm=%.*s\n", n ? "" : "-", FSAIO_COMM_LEN, r->comm) < 0)
+		return -EIO;
+	return 0;
+}
