@@ -20,6 +20,13 @@
 #include "report/report.h"
 
 static const char *replay_file;
+static const char *text_out;	/* --text FILE */
+
+static const struct argp_option replay_options[] = {
+	{ "text", 'T', "FILE", 0, "also write the log's records to FILE as a text log "
+	  "(stap/README.md: one line a record, to read or grep)" },
+	{},
+};
 
 /* One log, binary or text: the next record as fsaio_log_read() says. */
 struct log_reader {
@@ -53,6 +60,9 @@ static void classify_sleep(struct fsaio_record *rec, const struct ksyms *syms)
 static error_t replay_parse(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
+	case 'T':
+		text_out = arg;
+		break;
 	case ARGP_KEY_ARG:
 		if (replay_file)
 			argp_error(state, "one log file at a time");
@@ -71,7 +81,7 @@ static error_t replay_parse(int key, char *arg, struct argp_state *state)
 int cmd_replay(int argc, char **argv)
 {
 	static const struct argp_child children[] = { { &output_argp }, {} };
-	static const struct argp argp = { NULL, replay_parse, "FILE",
+	static const struct argp argp = { replay_options, replay_parse, "FILE",
 		"Re-check the invariants on an event log: one recorded with --record, or\n"
 		"a text log written by SystemTap (stap/fsaio-stap.sh, format in\n"
 		"stap/README.md).\v"
@@ -86,6 +96,7 @@ int cmd_replay(int argc, char **argv)
 	struct checker *cur = NULL;
 	struct fsaio_record rec;
 	struct log_reader lr = { 0 };
+	FILE *tf = NULL;
 	const char *unclassified = NULL;
 	enum verdict all = VERDICT_SKIP;
 	char err[512];
@@ -111,6 +122,16 @@ int cmd_replay(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	lr.lineno = lr.text;
+	if (text_out) {
+		tf = fopen(text_out, "w");
+		if (!tf) {
+			fsaio_err("cannot write %s: %s", text_out, strerror(errno));
+			fclose(f);
+			return EXIT_USAGE;
+		}
+		fprintf(tf, "%s 1 features=%#x release=%s label=%s\n", FSAIO_TEXT_MAGIC,
+			h.features, h.release, h.label);
+	}
 	/* Stacks name functions only with the kernel that recorded them. */
 	if (!strcmp(h.release, kernel_release()))
 		syms = ksyms_load(err, sizeof(err));
@@ -151,6 +172,8 @@ int cmd_replay(int argc, char **argv)
 		}
 		if (lr.text && syms)
 			classify_sleep(&rec, syms);
+		if (tf)
+			fsaio_text_write(tf, &rec);
 		checker_feed(cur, &rec);
 		if (rec.type == FSAIO_EV_TRACE_END) {
 			checker_finish(cur);
@@ -158,6 +181,10 @@ int cmd_replay(int argc, char **argv)
 		}
 	}
 	fclose(f);
+	if (tf && fclose(tf)) {
+		fsaio_err("writing %s failed: %s", text_out, strerror(errno));
+		all = VERDICT_ERROR;
+	}
 	if (cur)
 		checker_finish(cur);	/* truncated: no TRACE_END, trace_integrity says so */
 

@@ -87,6 +87,7 @@ static const struct text_field {
 	F(arg2, arg2, false), F(ring, ring, false), F(nr_stack, nr_stack, false),
 #undef F
 };
+#define NR_TEXT_FIELDS (sizeof(text_fields) / sizeof(text_fields[0]))
 
 /* Store v in a field of its width; false if it does not fit. */
 static bool store(struct fsaio_record *r, const struct text_field *tf, uint64_t v)
@@ -111,8 +112,8 @@ int fsaio_text_parse_record(const char *line, unsigned long lineno, struct fsaio
 {
 	struct fsaio_record r;
 	const char *p = line, *key, *val;
-	uint32_t nr_stack = 0, nr_listed = 0;
-	bool have_type = false, have_nr = false;
+	uint32_t nr_stack = 0, nr_listed = 0, seen = 0;
+	bool have_stack = false, have_comm = false;
 	uint64_t stack[FSAIO_STACK_DEPTH] = { 0 };
 	char derr[160];
 	size_t i;
@@ -138,6 +139,7 @@ int fsaio_text_parse_record(const char *line, unsigned long lineno, struct fsaio
 		if (klen == 4 && !memcmp(key, "comm", 4)) {
 			/* the rest of the line: a command name may hold spaces */
 			snprintf(r.comm, sizeof(r.comm), "%s", val);
+			have_comm = true;
 			break;
 		}
 		vlen = strcspn(val, " ");
@@ -147,30 +149,36 @@ int fsaio_text_parse_record(const char *line, unsigned long lineno, struct fsaio
 				return reject(err, errlen, "line %lu: bad stack '%.*s' (at most %d "
 					      "comma-separated numbers, or -)", lineno,
 					      (int)(vlen > 40 ? 40 : vlen), val, FSAIO_STACK_DEPTH);
+			have_stack = true;
 			continue;
 		}
-		for (i = 0; i < sizeof(text_fields) / sizeof(text_fields[0]); i++)
+		for (i = 0; i < NR_TEXT_FIELDS; i++)
 			if (strlen(text_fields[i].name) == klen &&
 			    !memcmp(key, text_fields[i].name, klen))
 				break;
-		if (i == sizeof(text_fields) / sizeof(text_fields[0]))
+		if (i == NR_TEXT_FIELDS)
 			return reject(err, errlen, "line %lu: unknown field '%.*s'", lineno,
 				      (int)(klen > 20 ? 20 : klen), key);
 		if (number(val, vlen, text_fields[i].neg, &v) || !store(&r, &text_fields[i], v))
 			return reject(err, errlen, "line %lu: bad number %.*s=%.*s", lineno,
 				      (int)klen, key, (int)(vlen > 24 ? 24 : vlen), val);
-		have_type |= !strcmp(text_fields[i].name, "type");
-		if (!strcmp(text_fields[i].name, "nr_stack")) {
-			have_nr = true;
+		seen |= 1u << i;
+		if (!strcmp(text_fields[i].name, "nr_stack"))
 			nr_stack = r.nr_stack;
-		}
 	}
-	if (!have_type)
-		return reject(err, errlen, "line %lu: record without type=", lineno);
+	/* every field, comm last: a line cut short (a truncated log) is
+	 * refused, not read as zeros */
+	for (i = 0; i < NR_TEXT_FIELDS; i++)
+		if (!(seen & 1u << i))
+			return reject(err, errlen, "line %lu: no %s= (cut short?)", lineno,
+				      text_fields[i].name);
+	if (!have_stack || !have_comm)
+		return reject(err, errlen, "line %lu: no %s= (cut short?)", lineno,
+			      have_stack ? "comm" : "stack");
 	memcpy(r.stack, stack, sizeof(stack));
 	/* TRACE_END carries drop counts per cause in stack[], not frames */
 	r.nr_stack = r.type == FSAIO_EV_TRACE_END ? 0 : nr_listed;
-	if (have_nr && r.type != FSAIO_EV_TRACE_END && nr_stack != nr_listed)
+	if (r.type != FSAIO_EV_TRACE_END && nr_stack != nr_listed)
 		return reject(err, errlen, "line %lu: nr_stack=%u but %u stack entries",
 			      lineno, nr_stack, nr_listed);
 	r.version = FSAIO_RECORD_VERSION;

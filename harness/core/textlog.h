@@ -11,9 +11,10 @@
  * A record line names struct fsaio_record's fields (bpf/fsaio.h): type cpu
  * ts seq pid tgid req user_data engine site ctx flags res arg0 arg1 arg2
  * ring nr_stack, stack (comma-separated addresses, "-" for none) and comm,
- * which takes the rest of the line.  Numbers are decimal or 0x-hex; fields
- * left out are 0.  A record of an unknown field, a bad number or an event
- * fsaio_decode() refuses is rejected with its line number.
+ * which takes the rest of the line.  Numbers are decimal or 0x-hex.  A
+ * record without every field (a line cut short), with an unknown field, a
+ * bad number or an event fsaio_decode() refuses is rejected with its line
+ * number.
  */
 #ifndef FSAIO_CORE_TEXTLOG_H
 #define FSAIO_CORE_TEXTLOG_H

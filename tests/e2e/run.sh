@@ -352,6 +352,30 @@ t_replay() {
 }
 TESTS+=(t_replay)
 
+# The text event log (SystemTap's form, stap/README.md): the suite's log
+# written as text (replay --text) and replayed gives the same verdicts,
+# observations and per-engine counts as the binary log; a record line
+# cut in half is an ERROR naming its line, never a pass.
+t_replay_text() {
+	need_root
+	[[ -s $WORK/suite.log ]] || { echo "# needs t_suite's log"; exit "$EXIT_SKIP"; }
+	local rc facts='[.runs[] | [.invariants[] | [.name, .verdict, .observations]], .engines, .records]'
+	$FSAIO replay --json "$WORK/bin.json" --text "$WORK/suite.txt" "$WORK/suite.log" >/dev/null; rc=$?
+	[[ $rc -eq $EXIT_PASS ]] || fail "replay --text rc=$rc"
+	[[ $(grep -c '^R ' "$WORK/suite.txt") -eq $(jq '[.runs[].records] | add' "$WORK/bin.json") ]] ||
+		fail "text log: $(grep -c '^R ' "$WORK/suite.txt") record lines, $(jq '[.runs[].records] | add' "$WORK/bin.json") records"
+	$FSAIO replay --json "$WORK/text.json" "$WORK/suite.txt" >"$WORK/text.ktap"; rc=$?
+	[[ $rc -eq $EXIT_PASS ]] || fail "replay of the text log: rc=$rc"
+	grep -q '^# replay of .*: text log recorded on' "$WORK/text.ktap" || fail "not read as a text log"
+	diff <(jq -c "$facts" "$WORK/bin.json") <(jq -c "$facts" "$WORK/text.json") ||
+		fail "the text log's verdicts or counts differ from the binary log's"
+	awk 'NR == 40 { print substr($0, 1, 30); next } { print }' "$WORK/suite.txt" >"$WORK/cut.txt"
+	$FSAIO replay "$WORK/cut.txt" >"$WORK/cut.ktap" 2>"$WORK/cut.err"; rc=$?
+	[[ $rc -eq $EXIT_ERROR ]] || fail "a cut record line: rc=$rc"
+	grep -q 'line 40' "$WORK/cut.err" || fail "the error does not name line 40: $(cat "$WORK/cut.err")"
+}
+TESTS+=(t_replay_text)
+
 # ------------------------------------------------ compare (no root needed)
 # Two benchmark results: a change beyond the noise rule is "*", one within
 # it "~"; --strict turns "*" into EXIT_FAIL; bad inputs are EXIT_USAGE with
