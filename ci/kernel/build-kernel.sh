@@ -187,6 +187,16 @@ LATEST=latest-$KIND${FLAVOR:+-$FLAVOR}
 [[ $KVER == 6.12 ]] || LATEST=latest-$KIND${FLAVOR:+-$FLAVOR}-$KVER
 OUT=$KEYDIR/build
 BZIMAGE=$OUT/arch/x86/boot/bzImage
+# What make builds: the image; a SystemTap kernel also its module build
+# environment (modpost, Module.symvers), which stap -r OUT needs to build
+# the tracequery and fsaio_stap modules against it.
+TARGETS=(bzImage)
+DONE_FILES=("$BZIMAGE")
+[[ $FLAVOR == stap ]] && { TARGETS+=(modules); DONE_FILES+=("$OUT/Module.symvers"); }
+all_built() {
+	local f
+	for f in "${DONE_FILES[@]}"; do [[ -f $f ]] || return 1; done
+}
 
 # make mutants edits this key's tree (ci/mutants/mutants.sh writes its pid
 # here): building or booting it meanwhile could give a mutant kernel
@@ -196,7 +206,7 @@ fi
 
 case $MODE in
 key) echo "$KEY"; exit "$EXIT_PASS" ;;
-path) [[ -f $BZIMAGE && -f $KEYDIR/built ]] || exit "$EXIT_FAIL"; echo "$BZIMAGE"; exit "$EXIT_PASS" ;;
+path) all_built && [[ -f $KEYDIR/built ]] || exit "$EXIT_FAIL"; echo "$BZIMAGE"; exit "$EXIT_PASS" ;;
 esac
 
 LOG=$KEYDIR/build.log
@@ -351,7 +361,7 @@ fi
 msg "config verified: $(grep -c '^CONFIG_' "$MERGED") required options set"
 if [[ $MODE == config ]]; then echo "$OUT/.config"; exit "$EXIT_PASS"; fi
 # Immutable sources: once built, nothing to do (no need to queue for the lock).
-if ((!FORCE)) && [[ -f $KEYDIR/built && -f $BZIMAGE && ( $SRCID == deb || $PATCHED == 1 ) ]]; then
+if ((!FORCE)) && [[ -f $KEYDIR/built ]] && all_built && [[ $SRCID == deb || $PATCHED == 1 ]]; then
 	msg "up to date (built $(date -r "$KEYDIR/built" '+%F %T'); --force to re-run make)"
 	echo "$BZIMAGE"
 	exit "$EXIT_PASS"
@@ -367,11 +377,11 @@ if ! flock -n "$CPU_LOCK" true; then
 	waiting=1
 	msg "waiting for the CPU lock $CPU_LOCK (another kernel build holds it)..."
 fi
-msg "building bzImage with -j$JOBS under nice -n 10 (log: $LOG)"
+msg "building ${TARGETS[*]} with -j$JOBS under nice -n 10 (log: $LOG)"
 # Own session, so an interrupt can take down flock, make and the compilers.
 setsid flock "$CPU_LOCK" nice -n 10 \
 	sh -c 'echo "# fsaio: CPU lock acquired $(date +%s)"; exec "$@"' sh \
-	"${MAKE[@]}" bzImage >"$LOG" 2>&1 &
+	"${MAKE[@]}" "${TARGETS[@]}" >"$LOG" 2>&1 &
 mpid=$!
 trap 'kill -TERM -- -$mpid 2>/dev/null; wait $mpid 2>/dev/null; exit "$EXIT_ERROR"' INT TERM
 last=
@@ -407,7 +417,9 @@ if [[ $rc -ne 0 ]]; then
 	tail -25 "$LOG" | sed 's/^/    /' >&2
 	die "first error: ${first:-see $LOG}"
 fi
-[[ -f $BZIMAGE ]] || die "make succeeded but $BZIMAGE is missing"
+for f in "${DONE_FILES[@]}"; do
+	[[ -f $f ]] || die "make succeeded but $f is missing"
+done
 grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$OUT/.config" && [[ ! -s $OUT/vmlinux ]] &&
 	die "vmlinux missing after build"
 stale=$(stale_objects)
