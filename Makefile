@@ -146,3 +146,4 @@ clean:
 -include ci/bench/bench.mk
 -include ci/crash/crash.mk
 -include ci/lava/lava.mk
+-include ci/stap/stap.mk

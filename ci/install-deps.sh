@@ -20,7 +20,8 @@ PKGS=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
 # scratch disks on the host (the guest runs the host's root, mkfs included).
 VM_PKGS=(linux-source-6.12 qemu-system-x86 busybox-static cpio bc bison flex
 	 libssl-dev dwarves ccache xz-utils rsync gnuplot-nox dmsetup xfsprogs
-	 f2fs-tools btrfs-progs)
+	 f2fs-tools btrfs-progs systemtap)
+# systemtap: make stapcheck builds stap/fsaio.stp against a FLAVOR=stap kernel
 
 case ${1:-} in
 '') ;;
