@@ -13,10 +13,7 @@
 #include <string.h>
 #include "core/decode.h"
 
-static int reject(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int reject(char *err, size_t errlen, const char *fmt, ...)
+int fsaio_reject(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -34,34 +31,34 @@ int fsaio_decode(const void *data, size_t len, struct fsaio_record *out,
 	struct fsaio_record r;
 
 	if (!data || (len != sizeof(r) && len != FSAIO_RECORD_SHORT))
-		return reject(err, errlen, "record of %zu bytes, expected %zu or %zu",
+		return fsaio_reject(err, errlen, "record of %zu bytes, expected %zu or %zu",
 			      len, sizeof(r), (size_t)FSAIO_RECORD_SHORT);
 	/* Ring buffer samples are 8-byte aligned, log buffers may not be;
 	 * a short record has no stack area (FSAIO_RECORD_SIZE_OF). */
 	memset(&r, 0, sizeof(r));
 	memcpy(&r, data, len);
 	if (r.version != FSAIO_RECORD_VERSION)
-		return reject(err, errlen, "record version %u, expected %u (seq %llu)",
+		return fsaio_reject(err, errlen, "record version %u, expected %u (seq %llu)",
 			      r.version, FSAIO_RECORD_VERSION,
 			      (unsigned long long)r.seq);
 	if (r.type == 0 || r.type >= FSAIO_EV__MAX)
-		return reject(err, errlen, "unknown event type %u (seq %llu)",
+		return fsaio_reject(err, errlen, "unknown event type %u (seq %llu)",
 			      r.type, (unsigned long long)r.seq);
 	if (r.engine >= FSAIO_ENGINE__COUNT)
-		return reject(err, errlen, "unknown engine %u (seq %llu)",
+		return fsaio_reject(err, errlen, "unknown engine %u (seq %llu)",
 			      r.engine, (unsigned long long)r.seq);
 	if (r.site >= FSAIO_SITE__COUNT)
-		return reject(err, errlen, "unknown wait site %u (seq %llu)",
+		return fsaio_reject(err, errlen, "unknown wait site %u (seq %llu)",
 			      r.site, (unsigned long long)r.seq);
 	if (r.ctx >= FSAIO_CTX__COUNT)
-		return reject(err, errlen, "unknown context %u (seq %llu)",
+		return fsaio_reject(err, errlen, "unknown context %u (seq %llu)",
 			      r.ctx, (unsigned long long)r.seq);
 	/* a sleep's stack cannot have been cut off (logs: whole records) */
 	if (len < FSAIO_RECORD_SIZE_OF(r.type))
-		return reject(err, errlen, "sleep record of %zu bytes, expected %zu (seq %llu)",
+		return fsaio_reject(err, errlen, "sleep record of %zu bytes, expected %zu (seq %llu)",
 			      len, sizeof(r), (unsigned long long)r.seq);
 	if (r.nr_stack > FSAIO_STACK_DEPTH)
-		return reject(err, errlen, "nr_stack %u > %u (seq %llu)",
+		return fsaio_reject(err, errlen, "nr_stack %u > %u (seq %llu)",
 			      r.nr_stack, FSAIO_STACK_DEPTH,
 			      (unsigned long long)r.seq);
 	*out = r;
@@ -92,17 +89,17 @@ int fsaio_log_read_header(FILE *f, struct fsaio_log_header *h,
 	size_t n = fread(h, 1, sizeof(*h), f);
 
 	if (n != sizeof(*h))
-		return reject(err, errlen, "truncated log header (%zu of %zu bytes)",
+		return fsaio_reject(err, errlen, "truncated log header (%zu of %zu bytes)",
 			      n, sizeof(*h));
 	if (memcmp(h->magic, FSAIO_LOG_MAGIC, sizeof(h->magic)))
-		return reject(err, errlen, "not an fsaio event log (bad magic)");
+		return fsaio_reject(err, errlen, "not an fsaio event log (bad magic)");
 	if (h->log_version != 1)
-		return reject(err, errlen, "log version %u, expected 1", h->log_version);
+		return fsaio_reject(err, errlen, "log version %u, expected 1", h->log_version);
 	if (h->record_size != sizeof(struct fsaio_record))
-		return reject(err, errlen, "log record size %u, expected %zu",
+		return fsaio_reject(err, errlen, "log record size %u, expected %zu",
 			      h->record_size, sizeof(struct fsaio_record));
 	if (h->record_version != FSAIO_RECORD_VERSION)
-		return reject(err, errlen, "log record version %u, expected %u",
+		return fsaio_reject(err, errlen, "log record version %u, expected %u",
 			      h->record_version, FSAIO_RECORD_VERSION);
 	/* Labels come from files: never trust their termination. */
 	h->release[sizeof(h->release) - 1] = '\0';
@@ -122,9 +119,9 @@ int fsaio_log_read(FILE *f, struct fsaio_record *rec, char *err, size_t errlen)
 		return 0;
 	if (n != sizeof(buf)) {
 		if (ferror(f))
-			return reject(err, errlen, "read error at offset %ld: %s",
+			return fsaio_reject(err, errlen, "read error at offset %ld: %s",
 				      off, errno ? strerror(errno) : "I/O error");
-		return reject(err, errlen,
+		return fsaio_reject(err, errlen,
 			      "truncated record at offset %ld (%zu of %zu bytes)",
 			      off, n, sizeof(buf));
 	}

@@ -8,6 +8,10 @@
 #include <stdio.h>
 #include "bpf/fsaio.h"
 
+/* The decoders' refusal: the reason into err (if any room), -EINVAL. */
+int fsaio_reject(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Validate and copy one raw record.  Returns 0, or -EINVAL with a one-line
  * reason in err (wrong size, unknown version, unknown type, bad enum). */
 int fsaio_decode(const void *data, size_t len, struct fsaio_record *out,

@@ -2,27 +2,11 @@
 /* Text event logs (textlog.h): parse and write record lines.  Pure. */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/textlog.h"
-
-static int reject(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int reject(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 /* A whole token as an unsigned number (decimal or 0x-hex) or, with
  * allow_neg, a negative decimal. */
@@ -120,7 +104,7 @@ int fsaio_text_parse_record(const char *line, unsigned long lineno, struct fsaio
 
 	memset(&r, 0, sizeof(r));
 	if (strncmp(p, "R ", 2))
-		return reject(err, errlen, "line %lu: not a record (\"R key=value ...\")", lineno);
+		return fsaio_reject(err, errlen, "line %lu: not a record (\"R key=value ...\")", lineno);
 	p += 2;
 	for (;;) {
 		size_t klen, vlen;
@@ -133,7 +117,7 @@ int fsaio_text_parse_record(const char *line, unsigned long lineno, struct fsaio
 		key = p;
 		val = strchr(p, '=');
 		if (!val || memchr(key, ' ', val - key))
-			return reject(err, errlen, "line %lu: '%.20s' is not key=value", lineno, key);
+			return fsaio_reject(err, errlen, "line %lu: '%.20s' is not key=value", lineno, key);
 		klen = val - key;
 		val++;
 		if (klen == 4 && !memcmp(key, "comm", 4)) {
@@ -146,7 +130,7 @@ int fsaio_text_parse_record(const char *line, unsigned long lineno, struct fsaio
 		p = val + vlen;
 		if (klen == 5 && !memcmp(key, "stack", 5)) {
 			if (!vlen || parse_stack(val, vlen, stack, &nr_listed))
-				return reject(err, errlen, "line %lu: bad stack '%.*s' (at most %d "
+				return fsaio_reject(err, errlen, "line %lu: bad stack '%.*s' (at most %d "
 					      "comma-separated numbers, or -)", lineno,
 					      (int)(vlen > 40 ? 40 : vlen), val, FSAIO_STACK_DEPTH);
 			have_stack = true;
@@ -157,10 +141,10 @@ int fsaio_text_parse_record(const char *line, unsigned long lineno, struct fsaio
 			    !memcmp(key, text_fields[i].name, klen))
 				break;
 		if (i == NR_TEXT_FIELDS)
-			return reject(err, errlen, "line %lu: unknown field '%.*s'", lineno,
+			return fsaio_reject(err, errlen, "line %lu: unknown field '%.*s'", lineno,
 				      (int)(klen > 20 ? 20 : klen), key);
 		if (number(val, vlen, text_fields[i].neg, &v) || !store(&r, &text_fields[i], v))
-			return reject(err, errlen, "line %lu: bad number %.*s=%.*s", lineno,
+			return fsaio_reject(err, errlen, "line %lu: bad number %.*s=%.*s", lineno,
 				      (int)klen, key, (int)(vlen > 24 ? 24 : vlen), val);
 		seen |= 1u << i;
 		if (!strcmp(text_fields[i].name, "nr_stack"))
@@ -170,20 +154,20 @@ int fsaio_text_parse_record(const char *line, unsigned long lineno, struct fsaio
 	 * refused, not read as zeros */
 	for (i = 0; i < NR_TEXT_FIELDS; i++)
 		if (!(seen & 1u << i))
-			return reject(err, errlen, "line %lu: no %s= (cut short?)", lineno,
+			return fsaio_reject(err, errlen, "line %lu: no %s= (cut short?)", lineno,
 				      text_fields[i].name);
 	if (!have_stack || !have_comm)
-		return reject(err, errlen, "line %lu: no %s= (cut short?)", lineno,
+		return fsaio_reject(err, errlen, "line %lu: no %s= (cut short?)", lineno,
 			      have_stack ? "comm" : "stack");
 	memcpy(r.stack, stack, sizeof(stack));
 	/* TRACE_END carries drop counts per cause in stack[], not frames */
 	r.nr_stack = r.type == FSAIO_EV_TRACE_END ? 0 : nr_listed;
 	if (r.type != FSAIO_EV_TRACE_END && nr_stack != nr_listed)
-		return reject(err, errlen, "line %lu: nr_stack=%u but %u stack entries",
+		return fsaio_reject(err, errlen, "line %lu: nr_stack=%u but %u stack entries",
 			      lineno, nr_stack, nr_listed);
 	r.version = FSAIO_RECORD_VERSION;
 	if (fsaio_decode(&r, sizeof(r), out, derr, sizeof(derr)))
-		return reject(err, errlen, "line %lu: %s", lineno, derr);
+		return fsaio_reject(err, errlen, "line %lu: %s", lineno, derr);
 	return 0;
 }
 
@@ -222,10 +206,10 @@ int fsaio_text_read_header(FILE *f, struct fsaio_log_header *h, char *err, size_
 	memset(h, 0, sizeof(*h));
 	if (get_line(f, line, sizeof(line), &lineno) <= 0 ||
 	    sscanf(line, FSAIO_TEXT_MAGIC " %u%n", &version, &n) != 1)
-		return reject(err, errlen, "not an fsaio text log (first line: \"%s N ...\")",
+		return fsaio_reject(err, errlen, "not an fsaio text log (first line: \"%s N ...\")",
 			      FSAIO_TEXT_MAGIC);
 	if (version != 1)
-		return reject(err, errlen, "text log version %u, expected 1", version);
+		return fsaio_reject(err, errlen, "text log version %u, expected 1", version);
 	memcpy(h->magic, FSAIO_LOG_MAGIC, sizeof(h->magic));
 	h->log_version = 1;
 	h->record_size = sizeof(struct fsaio_record);
@@ -246,16 +230,16 @@ int fsaio_text_read_header(FILE *f, struct fsaio_log_header *h, char *err, size_
 			uint64_t v;
 
 			if (number(p + 9, strlen(p + 9), 0, &v) || v > UINT32_MAX)
-				return reject(err, errlen, "bad features '%s' in the header", p + 9);
+				return fsaio_reject(err, errlen, "bad features '%s' in the header", p + 9);
 			h->features = v;
 		} else if (!strncmp(p, "release=", 8)) {
 			snprintf(h->release, sizeof(h->release), "%s", p + 8);
 		} else {
-			return reject(err, errlen, "unknown header field '%.20s'", p);
+			return fsaio_reject(err, errlen, "unknown header field '%.20s'", p);
 		}
 	}
 	if (!h->release[0])
-		return reject(err, errlen, "the header names no release= (uname -r of the traced kernel)");
+		return fsaio_reject(err, errlen, "the header names no release= (uname -r of the traced kernel)");
 	return 0;
 }
 
@@ -268,10 +252,10 @@ int fsaio_text_read(FILE *f, unsigned long *lineno, struct fsaio_record *rec,
 	for (;;) {
 		ret = get_line(f, line, sizeof(line), lineno);
 		if (ret == 0)
-			return ferror(f) ? reject(err, errlen, "read error after line %lu",
+			return ferror(f) ? fsaio_reject(err, errlen, "read error after line %lu",
 						  *lineno) : 0;
 		if (ret < 0)
-			return reject(err, errlen, "line %lu: longer than %zu bytes", *lineno + 1,
+			return fsaio_reject(err, errlen, "line %lu: longer than %zu bytes", *lineno + 1,
 				      sizeof(line) - 1);
 		if (line[0] == '#' || !line[0])
 			continue;
