@@ -17,7 +17,13 @@
 #                -icount (virtual time: the host's load does not enter), 2
 #                vCPUs, one boot per kernel
 #
-#   ci/bench/bench-vm.sh [PARTS_DIR] [--parts syncpath,fsaio-table,device-classes]
+#   stap-cost    what each event source costs the traced program: fio 4 KiB
+#                cached random reads (psync, io_uring) untraced, recorded by
+#                the BPF tracer (fsaio check --no-fentry --record) and by
+#                SystemTap (stap/fsaio-stap.sh run), interleaved in rounds,
+#                on the patched kernel of FLAVOR=stap; -icount, 2 vCPUs
+#
+#   ci/bench/bench-vm.sh [PARTS_DIR] [--parts syncpath,fsaio-table,device-classes,stap-cost]
 #                        [--kernels stock,patched] [--boots N] [--delay MS] [--runtime SEC]
 #                        [--size SIZE] [--classes US,US,...] [--quick]
 #
@@ -30,7 +36,7 @@
 #                buffered, io_uring buffered, O_DIRECT, patched libaio
 #                buffered; -icount, 2 vCPUs, one boot per kernel
 #
-#   --parts        which parts (default all three)
+#   --parts        which parts (default all four)
 #   --kernels      which kernels (default both; a kernel left out or not built
 #                  makes the part "skipped", with the reason)
 #   --boots N      syncpath boots per kernel (default 2)
@@ -61,11 +67,13 @@ cd "$ROOT" || die "cannot cd to $ROOT"
 OUT=${BENCH_OUT:-$ROOT/.output/bench}
 FSAIO=${FSAIO:-$ROOT/fsaio}	# fsaio bench stats: the one implementation of the statistics
 PARTS_DIR=
-PARTS=syncpath,fsaio-table,device-classes
+PARTS=syncpath,fsaio-table,device-classes,stap-cost
 KERNELS=stock,patched
 BOOTS=2 SLOW=50 RUNTIME=10 SIZE=512M QUICK=0 NORUN=0
 # device classes (us): NVMe, SATA SSD, disk, and the fsaio-table's 50 ms
 CLASSES=100,1000,8000,50000 CLASS_RUNTIME=2 CLASS_SIZE=256M
+# stap-cost: virtual seconds per fio run, rounds of (none, bpf, stap)
+STAP_RUNTIME=3 STAP_ROUNDS=3
 SCHEMA=fsaio-bench/1
 
 while [[ $# -gt 0 ]]; do
@@ -97,6 +105,7 @@ N_CACHED=20000 N_64K=2000 N_COLD=500 PASSES=2
 if ((QUICK)); then
 	N_CACHED=2000 N_64K=200 N_COLD=100 BOOTS=1 RUNTIME=3 SIZE=128M
 	CLASS_RUNTIME=1 CLASS_SIZE=64M
+	STAP_RUNTIME=1 STAP_ROUNDS=1
 fi
 # The syncpath program runs in the guest from the host's root (9p).
 SYNCPATH_BIN=$OUT/bin/syncpath
@@ -534,6 +543,80 @@ part_classes() {
 	msg "device-classes: $status${reason:+ ($reason)} in $(since "$t0") s"
 }
 
+# ============================================================ stap-cost
+
+part_stapcost() {
+	local t0 out=$OUT/vm/stapcost status=ok reason= bz kbuild rel mod=$OUT/bin/fsaio_stap.ko
+	local raw=$OUT/vm/stapcost.jsonl figs=$W/stapcost-figures.json ratios=$W/stapcost-ratios.json
+	local extra=$W/stapcost-extra.json
+	t0=$(now)
+	if ! bz=$(ci/kernel/build-kernel.sh --patched --flavor stap --path 2>/dev/null); then
+		part_file stap-cost skipped "no FLAVOR=stap patched kernel built (make stapcheck builds it)" \
+			0 none "$W/empty.json" "$W/empty.json"
+		return
+	fi
+	kbuild=${bz%/arch/x86/boot/bzImage}
+	rel=$(cat "$kbuild/include/config/kernel.release")
+	if ((!NORUN)); then
+		if ! stap/fsaio-stap.sh build -r "$kbuild" -o "$mod" >"$OUT/bin/stap-build.log" 2>&1; then
+			error "stap-cost: the SystemTap module did not build: $(tail -1 "$OUT/bin/stap-build.log")"
+			part_file stap-cost error "$LAST_ERROR" "$(since "$t0")" "$rel" "$W/empty.json" "$W/empty.json"
+			return
+		fi
+		rm -rf "$out"
+		msg "stap-cost: patched $rel (FLAVOR=stap; icount, 2 vCPUs; fio ${STAP_RUNTIME}s x $STAP_ROUNDS rounds of none/bpf/stap) -> $out"
+		ci/vm/vm-run.sh --kernel "$bz" --label stapcost --out "$out" --icount --cpus 2 --disks ext4 \
+			--timeout 3600 -- "ci/bench/stapcost-guest.sh @OUT@/cells $mod $STAP_RUNTIME $STAP_ROUNDS" >/dev/null
+	fi
+	if [[ $(cat "$out/exit-code" 2>/dev/null) != "$EXIT_PASS" || ! -s $out/cells/cells.tsv ]]; then
+		error "stap-cost: $(vm_result "$out")"
+		part_file stap-cost error "$LAST_ERROR" "$(since "$t0")" "$rel" "$W/empty.json" "$W/empty.json"
+		return
+	fi
+	: >"$raw"
+	while IFS=$'\t' read -r engine src round file rc records lost secs; do
+		if ! jq -e '.jobs[0].error == 0 and .jobs[0].read.total_ios > 0' "$out/cells/$file" >/dev/null 2>&1; then
+			error "stap-cost: $engine $src round $round: fio failed: $(tail -1 "$out/cells/${file%.json}.err" 2>/dev/null)"
+			status=error reason=$LAST_ERROR
+			continue
+		fi
+		jq -c --arg e "$engine" --arg s "$src" --argjson r "$round" --argjson rec "$records" \
+			--argjson lost "$lost" --arg f "$out/cells/$file" \
+			'{engine: $e, source: $s, round: $r, records: $rec, lost: $lost, file: $f,
+			  iops: .jobs[0].read.iops, ios: .jobs[0].read.total_ios}' "$out/cells/$file" >>"$raw"
+	done <"$out/cells/cells.tsv"
+	jq -s --arg rel "$rel" --arg rt "$STAP_RUNTIME" '
+		def desc: {none: "untraced", bpf: "BPF tracer recording every event (fsaio check --no-fentry --record)",
+		           stap: "SystemTap recording every event (stap/fsaio-stap.sh run)"}[.];
+		group_by(.engine + .source) | map(
+		  .[0] as $a | {id: "stap-cost.\($a.engine).\($a.source).iops", metric: "IOPS", unit: "IOPS",
+		    series: $a.source, group: $a.engine, kernel: $rel, stat: "median", digits: 1,
+		    samples: map(.iops), records: map(.records), lost: map(.lost),
+		    config: "fio 4 KiB random reads of a cached 64 MiB file, \($a.engine)\(if $a.engine == "io_uring" then " iodepth 8" else "" end), \($rt) s virtual time; \($a.source | desc)",
+		    command: "ci/bench/bench-vm.sh --parts stap-cost",
+		    samples_are: "one fio run per round, rounds interleaved (none, bpf, stap)"})' "$raw" >"$figs" &&
+		"$FSAIO" bench stats "$figs" ||
+		{ error "stap-cost: aggregation failed"; echo '[]' >"$figs"; status=error reason=$LAST_ERROR; }
+	jq --slurpfile F "$figs" -n '$F[0] as $f |
+		def r3: . * 1000 | round / 1000;
+		($f | map({key: .id, value: .}) | from_entries) as $m
+		| [ ("psync", "io_uring") as $e
+		    | ( {id: "stap-cost.ratio.\($e).bpf-vs-none", num: "stap-cost.\($e).bpf.iops", den: "stap-cost.\($e).none.iops",
+		         note: "traced / untraced IOPS, BPF recording every event"},
+		        {id: "stap-cost.ratio.\($e).stap-vs-none", num: "stap-cost.\($e).stap.iops", den: "stap-cost.\($e).none.iops",
+		         note: "traced / untraced IOPS, SystemTap recording every event"},
+		        {id: "stap-cost.ratio.\($e).stap-vs-bpf", num: "stap-cost.\($e).stap.iops", den: "stap-cost.\($e).bpf.iops",
+		         note: "SystemTap / BPF traced IOPS (above 1: SystemTap costs less)"} )
+		    | select($m[.num] != null and $m[.den] != null and $m[.den].value != 0)
+		    | . + {value: ($m[.num].value / $m[.den].value | r3)} ]' >"$ratios" ||
+		{ error "stap-cost: ratios failed"; echo '[]' >"$ratios"; status=error reason=$LAST_ERROR; }
+	jq -n --arg env "$(cat "$out/cells/env" 2>/dev/null)" \
+		'{method: "QEMU TCG -icount shift=0,sleep=off (virtual time: instructions), 2 vCPUs; the patched 6.12 kernel of FLAVOR=stap (modules, kprobes, DWARF); both sources record every event of the traced fio and its threads; records and lost per run in each figure; driver ci/bench/stapcost-guest.sh",
+		  guest: ($env | split("\n"))}' >"$extra"
+	part_file stap-cost "$status" "$reason" "$(since "$t0")" "patched $rel (FLAVOR=stap)" "$figs" "$ratios" "$extra"
+	msg "stap-cost: $status${reason:+ ($reason)} in $(since "$t0") s"
+}
+
 # ============================================================ main
 
 command -v jq >/dev/null || die "jq not installed (ci/install-deps.sh)"
@@ -547,6 +630,7 @@ T0=$(now)
 [[ ,$PARTS, == *,syncpath,* ]] && part_syncpath
 [[ ,$PARTS, == *,fsaio-table,* ]] && part_table
 [[ ,$PARTS, == *,device-classes,* ]] && part_classes
+[[ ,$PARTS, == *,stap-cost,* ]] && part_stapcost
 msg "done in $(since "$T0") s; parts in $PARTS_DIR"
 if ((ERRORS)); then
 	echo "bench-vm: ERROR: $LAST_ERROR"

@@ -14,11 +14,13 @@
 #                run's CPU time goes
 #   syncpath,    VM: run by the hook ci/bench/bench-vm.sh PARTS_DIR if it exists
 #   fsaio-table, (cached stock/patched kernels); else recorded as skipped
-#   device-classes
+#   device-classes,
+#   stap-cost
 #
 # Environment:
 #   BENCH_PARTS="tracer vm"   which to run: tracer, vm (every VM part) or VM
-#                             part names (syncpath fsaio-table device-classes);
+#                             part names (syncpath fsaio-table device-classes
+#                             stap-cost);
 #                             a part not run is recorded as skipped, or
 #   BENCH_VM_OPTS="--no-run"  extra ci/bench/bench-vm.sh options (--no-run:
 #                             rebuild the VM parts from the last raw results)
@@ -47,7 +49,7 @@ PAIRS=${BENCH_PAIRS:-8}
 SELECT=${BENCH_PARTS:-tracer vm}
 FSAIO=$ROOT/fsaio
 SCHEMA=fsaio-bench/1
-VM_PARTS=(syncpath fsaio-table device-classes)
+VM_PARTS=(syncpath fsaio-table device-classes stap-cost)
 FILE_SIZE=128m		# the cached file: fits in memory, larger than the CPU caches
 # fio and the tracer run at this niceness, ahead of kernel builds (nice 10),
 # QEMU guests and other background work on a shared machine; in tracer.json.
