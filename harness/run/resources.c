@@ -237,7 +237,7 @@ void check_resources(struct invariant_result *ir, const struct resources *before
 	const char *name = "workload_resources";
 	struct timespec nap = { 0, 20 * 1000 * 1000 };
 	struct resources after;
-	char detail[768], judged[256];
+	char detail[768], judged[256], late[512] = "";
 	int i, waited = 0, nexact = 0, gps = 0;
 	struct timespec t0;
 	bool gp_ok = true;
@@ -258,6 +258,9 @@ void check_resources(struct invariant_result *ir, const struct resources *before
 			break;
 		if (waited >= wait_ms && (!gp_ok || gps >= SETTLE_GRACE_PERIODS))
 			break;
+		/* what was still up when --settle ran out: what came late */
+		if (waited >= settle_ms && !late[0])
+			count_leaks(before, &after, late, sizeof(late));
 		if (gp_ok && gps < SETTLE_GRACE_PERIODS && (gp_ok = rcu_grace_period()))
 			gps++;
 		nanosleep(&nap, NULL);
@@ -274,8 +277,9 @@ void check_resources(struct invariant_result *ir, const struct resources *before
 			invariant_set(ir, name, VERDICT_PASS, 1,
 				      "fs.aio-nr and slab objects (%s) back to baseline only %d ms "
 				      "after the processes were gone, later than --settle %d ms: "
-				      "freed late, not leaked", nexact ? judged : "none judged",
-				      waited, settle_ms);
+				      "freed late, not leaked (at %d ms: %s)",
+				      nexact ? judged : "none judged", waited, settle_ms, settle_ms,
+				      late[0] ? late : "?");
 		else if (nexact)
 			invariant_set(ir, name, VERDICT_PASS, 1,
 				      "fs.aio-nr back to %ld and slab objects back to baseline (%s)%s",
