@@ -832,6 +832,37 @@ t_lava_judge() {
 }
 TESTS+=(t_lava_judge)
 
+# The SystemTap-against-BPF judgement without a VM (ci/stap/guest-compare.sh
+# --logs): a real libaio run's --record log against itself as text agrees;
+# the text with one REAP's result changed (counts disagree) FAILs; with a
+# REAP line dropped (a lost record) it FAILs too, never passes.  The real
+# run: make stapcheck.
+t_stap_judge() {
+	need_root
+	local rc d=$WORK/stapj
+	mkdir -p "$d/data"
+	$FSAIO check --record "$d/bpf.log" -- .output/workloads/aio_read_batch -d "$d/data" \
+		>"$d/check.ktap" 2>&1
+	[[ -s $d/bpf.log ]] || fail "no log recorded: $(tail -3 "$d/check.ktap")"
+	$FSAIO replay --text "$d/same.txt" "$d/bpf.log" >/dev/null
+	ci/stap/guest-compare.sh --logs "$d/out" same "$d/bpf.log" "$d/same.txt" >"$d/same.ktap"; rc=$?
+	cat "$d/same.ktap"
+	[[ $rc -eq 0 ]] && grep -q '^ok 1 stap_agrees_same' "$d/same.ktap" || fail "same log: rc=$rc"
+	# one REAP's result 4096 -> -5: errors 0 -> 1
+	awk '!done && /^R type=8 / && / res=4096 / { sub(/ res=4096 /, " res=-5 "); done = 1 } { print }' \
+		"$d/same.txt" >"$d/res.txt"
+	ci/stap/guest-compare.sh --logs "$d/out" res "$d/bpf.log" "$d/res.txt" >"$d/res.ktap"; rc=$?
+	cat "$d/res.ktap"
+	[[ $rc -eq 1 ]] && grep -q '^not ok 1 stap_agrees_res # .*they differ' "$d/res.ktap" &&
+		grep -q '"errors": 1' "$d/res.ktap" || fail "a changed result: rc=$rc"
+	awk '!done && /^R type=8 / { done = 1; next } { print }' "$d/same.txt" >"$d/lost.txt"
+	ci/stap/guest-compare.sh --logs "$d/out" lost "$d/bpf.log" "$d/lost.txt" >"$d/lost.ktap"; rc=$?
+	[[ $rc -ne 0 ]] && grep -q '^not ok 1 stap_agrees_lost' "$d/lost.ktap" ||
+		fail "a lost record: rc=$rc $(cat "$d/lost.ktap")"
+	rm -rf "$d/data"
+}
+TESTS+=(t_stap_judge)
+
 # ---------------------------------------------------------------- crash-replay tier
 # (ci/crash/; its VM run is make vmcrash).  The host has no dm-log-writes,
 # so the log reader gets a log written here by the kernel's format
