@@ -90,11 +90,14 @@ cmd_build() {
 	local name tmp rt
 	name=$(basename "$out" .ko)
 	rt=$(runtime_dir) || exit
+	# the compat flags are for 4.8's generated code (a later stap has its own)
+	local compat=()
+	[[ $rt == */runtime-4.8 ]] && compat=(-B "KCFLAGS=$COMPAT_KCFLAGS")
 	tmp=$(mktemp -d) || exit $EXIT_ERROR
 	# stap writes the module to the current directory
 	# SYSTEMTAP_DIR: stap's cache of compiled queries, ours, not ~/.systemtap's
 	if ! (cd "$tmp" && SYSTEMTAP_DIR=$repo/.output/stap/home \
-	      stap -R "$rt" -B "KCFLAGS=$COMPAT_KCFLAGS" -r "$(cd "$kbuild" && pwd)" -p4 -m "$name" \
+	      stap -R "$rt" "${compat[@]}" -r "$(cd "$kbuild" && pwd)" -p4 -m "$name" \
 			"${STAP_DEFS[@]}" "$here/fsaio.stp" >"$tmp/stap.log" 2>&1); then
 		grep -v 'warning: objtool:' "$tmp/stap.log" | tail -40 >&2
 		rm -rf "$tmp"
