@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The run's resources check (run/resources.h). */
-#include <dirent.h>
 #include <fcntl.h>
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -23,18 +23,64 @@ static const char *const slab_what[SLAB_NR] = {
 #undef X
 };
 
-static long read_long(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long v = -1;
+/*
+ * The files the check reads are opened once and re-read in place.  Opening
+ * them for every read (a directory per process for the thread count, the
+ * slab files) made the check's own struct files part of what it measured:
+ * before 6.7 each closed file waits for an RCU grace period, and polling
+ * every 20 ms while grace periods crawl (a loaded QEMU guest on 6.1) kept
+ * tens of the checker's own files in the filp count: "filp +50", freed
+ * "late", always up to the same ceiling.
+ */
+struct probe_file {
+	const char *path;
+	int flags;
+	int fd;		/* 0: not opened yet; -1: unavailable */
+};
 
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+static int probe_fd(struct probe_file *pf)
+{
+	if (!pf->fd) {
+		pf->fd = open(pf->path, pf->flags | O_CLOEXEC);
+		if (pf->fd == 0) {	/* keep 0 meaning "not yet" */
+			pf->fd = fcntl(0, F_DUPFD_CLOEXEC, 1);
+			close(0);
+		}
+	}
+	return pf->fd;
 }
+
+/* The whole file from offset 0 into buf (NUL-terminated); its length or -1. */
+static ssize_t probe_read(struct probe_file *pf, char *buf, size_t size)
+{
+	int fd = probe_fd(pf);
+	size_t n = 0;
+	ssize_t got;
+
+	if (fd < 0 || !size)
+		return -1;
+	while (n < size - 1 && (got = pread(fd, buf + n, size - 1 - n, n)) > 0)
+		n += got;
+	buf[n] = '\0';
+	return n;
+}
+
+static long probe_long(struct probe_file *pf)
+{
+	char buf[64], *end;
+	long v;
+
+	if (probe_read(pf, buf, sizeof(buf)) <= 0)
+		return -1;
+	v = strtol(buf, &end, 10);
+	return end == buf ? -1 : v;
+}
+
+static struct probe_file aio_nr_file = { "/proc/sys/fs/aio-nr", O_RDONLY, 0 };
+static struct probe_file slabinfo_file = { "/proc/slabinfo", O_RDONLY, 0 };
+static struct probe_file loadavg_file = { "/proc/loadavg", O_RDONLY, 0 };
+static struct probe_file shrink_file[SLAB_NR];
+static int sanity_checks[SLAB_NR];	/* 0 unknown, 1 on, -1 off or absent */
 
 /*
  * Give each judged cache's per-CPU slabs back to its node lists first
@@ -46,43 +92,45 @@ static long read_long(const char *path)
  */
 static void flush_cpu_slabs(void)
 {
-	char path[128];
+	static char paths[SLAB_NR][96];
 	int i, fd;
 
 	for (i = 0; i < SLAB_NR; i++) {
-		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", slab_name[i]);
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (write(fd, "1", 1) < 0) {
+		if (!shrink_file[i].path) {
+			snprintf(paths[i], sizeof(paths[i]), "/sys/kernel/slab/%s/shrink",
+				 slab_name[i]);
+			shrink_file[i] = (struct probe_file){ paths[i], O_WRONLY, 0 };
+		}
+		fd = probe_fd(&shrink_file[i]);
+		if (fd >= 0 && pwrite(fd, "1", 1, 0) < 0) {
 			/* not root, or no SLUB: the counts stay as they are */
 		}
-		close(fd);
 	}
 }
 
 /* /proc/slabinfo: "name active_objs num_objs objsize ...". */
 static void read_slabinfo(struct resources *r)
 {
-	char line[512], name[64];
+	static char buf[1 << 18];
+	char name[64], *line, *next;
 	long active;
-	FILE *f;
 	int i;
 
 	for (i = 0; i < SLAB_NR; i++)
 		r->slab[i] = -1;
 	flush_cpu_slabs();
-	f = fopen("/proc/slabinfo", "r");
-	if (!f)
+	if (probe_read(&slabinfo_file, buf, sizeof(buf)) <= 0)
 		return;
-	while (fgets(line, sizeof(line), f)) {
+	for (line = buf; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
 		if (sscanf(line, "%63s %ld", name, &active) != 2)
 			continue;
 		for (i = 0; i < SLAB_NR; i++)
 			if (!strcmp(name, slab_name[i]))
 				r->slab[i] = active;
 	}
-	fclose(f);
 }
 
 /*
@@ -109,29 +157,16 @@ static void flush_lazy_mms(void)
 	sched_setaffinity(0, sizeof(old), &old);
 }
 
-/* Threads alive: the entries of /proc/PID/task for every PID. */
+/* Threads alive, kernel threads included: /proc/loadavg's "running/total"
+ * (nr_threads), one read of a file kept open. */
 static long count_tasks(void)
 {
-	DIR *proc = opendir("/proc"), *task;
-	struct dirent *d, *t;
-	char path[64];
-	long n = 0;
+	char buf[128], *slash;
 
-	if (!proc)
+	if (probe_read(&loadavg_file, buf, sizeof(buf)) <= 0)
 		return -1;
-	while ((d = readdir(proc))) {
-		if (d->d_name[0] < '0' || d->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/task", d->d_name);
-		task = opendir(path);
-		if (!task)
-			continue;	/* gone meanwhile */
-		while ((t = readdir(task)))
-			n += t->d_name[0] != '.';
-		closedir(task);
-	}
-	closedir(proc);
-	return n;
+	slash = strchr(buf, '/');
+	return slash ? strtol(slash + 1, NULL, 10) : -1;
 }
 
 /* Objects one per live thread: their count follows the threads. */
@@ -148,13 +183,22 @@ void resources_read(struct resources *r)
 	flush_lazy_mms();
 	r->tasks = count_tasks();
 
-	r->aio_nr = read_long("/proc/sys/fs/aio-nr");
+	r->aio_nr = probe_long(&aio_nr_file);
 	read_slabinfo(r);
 	/* SLUB debugging (sanity checks or poisoning) turns the per-CPU
-	 * slabs off: only then is active_objs the number allocated. */
+	 * slabs off: only then is active_objs the number allocated.  A
+	 * cache's setting does not change: read once (then closed). */
 	for (i = 0; i < SLAB_NR; i++) {
-		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/sanity_checks", slab_name[i]);
-		r->slab_exact[i] = r->slab[i] >= 0 && read_long(path) == 1;
+		if (!sanity_checks[i]) {
+			struct probe_file pf = { path, O_RDONLY, 0 };
+
+			snprintf(path, sizeof(path), "/sys/kernel/slab/%s/sanity_checks",
+				 slab_name[i]);
+			sanity_checks[i] = probe_long(&pf) == 1 ? 1 : -1;
+			if (pf.fd > 0)
+				close(pf.fd);
+		}
+		r->slab_exact[i] = r->slab[i] >= 0 && sanity_checks[i] == 1;
 	}
 }
 
