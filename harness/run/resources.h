@@ -45,7 +45,7 @@ struct resources {
 	long aio_nr;		/* /proc/sys/fs/aio-nr, -1 if unreadable */
 	long slab[SLAB_NR];	/* active objects, -1 if the cache is absent */
 	bool slab_exact[SLAB_NR]; /* the cache has SLUB debugging: counts exact */
-	long tasks;		/* live threads in /proc, kernel threads included */
+	long tasks;		/* live threads, kernel threads included */
 };
 
 void resources_read(struct resources *r);
@@ -54,11 +54,12 @@ void resources_read(struct resources *r);
  * How long workload_resources waits for the counts to come back, for one
  * `fsaio check` run.  Frees every kernel makes in time (RCU, deferred fput,
  * io_uring's exit work) come within settle_ms.  A count still up then gets
- * until late_ms: back by then, the objects were freed late, not leaked (a
- * 6.1 guest under load has kept struct files past 10 s, all freed by the
- * end of the suite).  Once a count outlives late_ms in a run (a leak: it
- * will not come back), the run's later workloads are judged at settle_ms,
- * so a leaking kernel costs one long wait, not one per workload.
+ * until late_ms: back by then, the objects were freed late, not leaked
+ * (the check's own files once were, on 6.1: resources.c reads through
+ * files opened once for that reason).  Once a count outlives late_ms in a
+ * run (a leak: it will not come back), the run's later workloads are
+ * judged at settle_ms, so a leaking kernel costs one long wait, not one
+ * per workload.
  */
 struct settle_policy {
 	int settle_ms;
