@@ -108,19 +108,19 @@ cmd_build() {
 	echo "$out"
 }
 
-# The feature bits of the header (harness/core/features.h): what this
-# source observes on this kernel.  syscall_tracepoints 4, io_uring 5,
-# workqueue 6, fsaio 7, sleep_stacks 8, libaio_async 31.
+# The header's features= (their names in harness/core/features.h): what
+# this source observes on this kernel.
 features() {
-	local ev=/sys/kernel/tracing/events f=0
+	local ev=/sys/kernel/tracing/events f=()
 	[[ -d $ev ]] || ev=/sys/kernel/debug/tracing/events
-	[[ -d $ev/raw_syscalls ]] && f=$((f | 1 << 4))
-	[[ -d $ev/io_uring ]] && f=$((f | 1 << 5))
-	[[ -d $ev/workqueue ]] && f=$((f | 1 << 6))
-	[[ -d $ev/fsaio ]] && f=$((f | 1 << 7))
-	[[ -d $ev/sched ]] && f=$((f | 1 << 8))
-	[[ $(cat /proc/sys/fs/aio-buffered-async 2>/dev/null) == 1 ]] && f=$((f | 1 << 31))
-	printf '%#x' "$f"
+	[[ -d $ev/raw_syscalls ]] && f+=(syscall_tracepoints)
+	[[ -d $ev/io_uring ]] && f+=(io_uring_tracepoints)
+	[[ -d $ev/workqueue ]] && f+=(workqueue_tracepoints)
+	[[ -d $ev/fsaio ]] && f+=(fsaio_tracepoints)
+	[[ -d $ev/sched ]] && f+=(sleep_stacks)
+	[[ $(cat /proc/sys/fs/aio-buffered-async 2>/dev/null) == 1 ]] && f+=(libaio_async)
+	local IFS=,
+	echo "${f[*]:--}"
 }
 
 # run_traced MODULE LOG CMD...: LOG written, or exit with the reason

@@ -48,13 +48,11 @@ static int log_next(struct log_reader *lr, struct fsaio_record *rec, char *err, 
 static void classify_sleep(struct fsaio_record *rec, const struct ksyms *syms)
 {
 	const char *names[FSAIO_STACK_DEPTH];
-	uint32_t i, n = rec->nr_stack;
 
-	if (rec->type != FSAIO_EV_SLEEP || rec->site != FSAIO_SITE_UNKNOWN || !n)
+	if (rec->type != FSAIO_EV_SLEEP || rec->site != FSAIO_SITE_UNKNOWN || !rec->nr_stack)
 		return;
-	for (i = 0; i < n; i++)
-		names[i] = ksyms_name(syms, rec->stack[i], NULL);
-	rec->site = classify_wait_site(names, n);
+	rec->site = classify_wait_site(names, wait_stack_names(rec, ksyms_symbolize,
+							       (void *)syms, names));
 }
 
 static error_t replay_parse(int key, char *arg, struct argp_state *state)
@@ -129,8 +127,7 @@ int cmd_replay(int argc, char **argv)
 			fclose(f);
 			return EXIT_USAGE;
 		}
-		fprintf(tf, "%s 1 features=%#x release=%s label=%s\n", FSAIO_TEXT_MAGIC,
-			h.features, h.release, h.label);
+		fsaio_text_write_header(tf, &h);
 	}
 	/* Stacks name functions only with the kernel that recorded them. */
 	if (!strcmp(h.release, kernel_release()))

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/features.h"
 #include "core/textlog.h"
 
 /* A whole token as an unsigned number (decimal or 0x-hex) or, with
@@ -55,23 +56,40 @@ static int parse_stack(const char *s, size_t len, uint64_t *st, uint32_t *n)
 }
 
 /* The numeric fields of a record line: name, where, how wide, signed. */
+/* The numeric fields of a record line, in the order they are written:
+ * name, where, how wide, signed (res) or written in hex (addresses). */
+enum { DEC, HEX, SIGNED };
 static const struct text_field {
 	const char *name;
 	size_t off, size;
-	bool neg;
+	int form;
 } text_fields[] = {
-#define F(key, member, neg) \
+#define F(key, member, form) \
 	{ #key, offsetof(struct fsaio_record, member), \
-	  sizeof(((struct fsaio_record *)0)->member), neg }
-	F(type, type, false), F(cpu, cpu, false), F(ts, ts_ns, false),
-	F(seq, seq, false), F(pid, pid, false), F(tgid, tgid, false),
-	F(req, req, false), F(user_data, user_data, false), F(engine, engine, false),
-	F(site, site, false), F(ctx, ctx, false), F(flags, flags, false),
-	F(res, res, true), F(arg0, arg0, false), F(arg1, arg1, false),
-	F(arg2, arg2, false), F(ring, ring, false), F(nr_stack, nr_stack, false),
+	  sizeof(((struct fsaio_record *)0)->member), form }
+	F(type, type, DEC), F(cpu, cpu, DEC), F(ts, ts_ns, DEC), F(seq, seq, DEC),
+	F(pid, pid, DEC), F(tgid, tgid, DEC), F(req, req, HEX),
+	F(user_data, user_data, HEX), F(engine, engine, DEC), F(site, site, DEC),
+	F(ctx, ctx, DEC), F(flags, flags, DEC), F(res, res, SIGNED),
+	F(arg0, arg0, HEX), F(arg1, arg1, HEX), F(arg2, arg2, HEX),
+	F(ring, ring, HEX), F(nr_stack, nr_stack, DEC),
 #undef F
 };
 #define NR_TEXT_FIELDS (sizeof(text_fields) / sizeof(text_fields[0]))
+
+/* A field's value, widened (res sign-extended). */
+static uint64_t load(const struct fsaio_record *r, const struct text_field *tf)
+{
+	const char *at = (const char *)r + tf->off;
+
+	switch (tf->size) {
+	case 1: return *(const uint8_t *)at;
+	case 2: return *(const uint16_t *)at;
+	case 4: return tf->form == SIGNED ? (uint64_t)(int64_t)*(const int32_t *)at :
+					    *(const uint32_t *)at;
+	default: return *(const uint64_t *)at;
+	}
+}
 
 /* Store v in a field of its width; false if it does not fit. */
 static bool store(struct fsaio_record *r, const struct text_field *tf, uint64_t v)
@@ -83,7 +101,7 @@ static bool store(struct fsaio_record *r, const struct text_field *tf, uint64_t 
 	case 1: if (v > UINT8_MAX) return false; *(uint8_t *)at = v; return true;
 	case 2: if (v > UINT16_MAX) return false; *(uint16_t *)at = v; return true;
 	case 4:
-		if (tf->neg ? sv < INT32_MIN || sv > INT32_MAX : v > UINT32_MAX)
+		if (tf->form == SIGNED ? sv < INT32_MIN || sv > INT32_MAX : v > UINT32_MAX)
 			return false;
 		*(uint32_t *)at = (uint32_t)v;
 		return true;
@@ -143,7 +161,8 @@ int fsaio_text_parse_record(const char *line, unsigned long lineno, struct fsaio
 		if (i == NR_TEXT_FIELDS)
 			return fsaio_reject(err, errlen, "line %lu: unknown field '%.*s'", lineno,
 				      (int)(klen > 20 ? 20 : klen), key);
-		if (number(val, vlen, text_fields[i].neg, &v) || !store(&r, &text_fields[i], v))
+		if (number(val, vlen, text_fields[i].form == SIGNED, &v) ||
+		    !store(&r, &text_fields[i], v))
 			return fsaio_reject(err, errlen, "line %lu: bad number %.*s=%.*s", lineno,
 				      (int)klen, key, (int)(vlen > 24 ? 24 : vlen), val);
 		seen |= 1u << i;
@@ -178,6 +197,51 @@ int fsaio_text_detect(FILE *f)
 
 	rewind(f);
 	return n == sizeof(buf) && !memcmp(buf, FSAIO_TEXT_MAGIC, sizeof(buf));
+}
+
+/* features=: the names of harness/core/features.h (comma-separated, "-"
+ * for none), or a number of FEAT_* bits. */
+static int parse_features(char *list, uint32_t *out, char *err, size_t errlen)
+{
+	char *name, *save = NULL;
+	uint64_t v;
+	unsigned i;
+
+	*out = 0;
+	if (!strcmp(list, "-"))
+		return 0;
+	if (list[0] >= '0' && list[0] <= '9') {
+		if (number(list, strlen(list), 0, &v) || v > UINT32_MAX)
+			return fsaio_reject(err, errlen, "bad features '%s' in the header", list);
+		*out = v;
+		return 0;
+	}
+	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < nr_features; i++)
+			if (!strcmp(name, feature_table[i].json))
+				break;
+		if (i == nr_features)
+			return fsaio_reject(err, errlen, "bad features: unknown '%s' in the "
+					    "header (harness/core/features.h names them)", name);
+		*out |= feature_table[i].bit;
+	}
+	return 0;
+}
+
+int fsaio_text_write_header(FILE *f, const struct fsaio_log_header *h)
+{
+	const char *sep = "";
+	unsigned i;
+
+	fprintf(f, "%s 1 features=", FSAIO_TEXT_MAGIC);
+	for (i = 0; i < nr_features; i++)
+		if (h->features & feature_table[i].bit) {
+			fprintf(f, "%s%s", sep, feature_table[i].json);
+			sep = ",";
+		}
+	if (fprintf(f, "%s release=%s label=%s\n", *sep ? "" : "-", h->release, h->label) < 0)
+		return -EIO;
+	return 0;
 }
 
 /* One line without its newline into buf; 0 at EOF, -1 if too long. */
@@ -227,11 +291,8 @@ int fsaio_text_read_header(FILE *f, struct fsaio_log_header *h, char *err, size_
 		if (*next)
 			*next++ = '\0';
 		if (!strncmp(p, "features=", 9)) {
-			uint64_t v;
-
-			if (number(p + 9, strlen(p + 9), 0, &v) || v > UINT32_MAX)
-				return fsaio_reject(err, errlen, "bad features '%s' in the header", p + 9);
-			h->features = v;
+			if (parse_features(p + 9, &h->features, err, errlen))
+				return -EINVAL;
 		} else if (!strncmp(p, "release=", 8)) {
 			snprintf(h->release, sizeof(h->release), "%s", p + 8);
 		} else {
@@ -267,13 +328,17 @@ int fsaio_text_write(FILE *f, const struct fsaio_record *r)
 {
 	uint32_t i, n;
 
-	fprintf(f, "R type=%u cpu=%u ts=%" PRIu64 " seq=%" PRIu64 " pid=%u tgid=%u req=%#" PRIx64
-		" user_data=%#" PRIx64 " engine=%u site=%u ctx=%u flags=%u res=%d arg0=%#" PRIx64
-		" arg1=%#" PRIx64 " arg2=%#" PRIx64 " ring=%#" PRIx64 " nr_stack=%u stack=",
-		r->type, r->cpu, (uint64_t)r->ts_ns, (uint64_t)r->seq, r->pid, r->tgid,
-		(uint64_t)r->req, (uint64_t)r->user_data, r->engine, r->site, r->ctx, r->flags,
-		r->res, (uint64_t)r->arg0, (uint64_t)r->arg1, (uint64_t)r->arg2,
-		(uint64_t)r->ring, r->nr_stack);
+	fputc('R', f);
+	for (i = 0; i < NR_TEXT_FIELDS; i++) {
+		const struct text_field *tf = &text_fields[i];
+		uint64_t v = load(r, tf);
+
+		if (tf->form == SIGNED)
+			fprintf(f, " %s=%" PRId64, tf->name, (int64_t)v);
+		else
+			fprintf(f, tf->form == HEX ? " %s=%#" PRIx64 : " %s=%" PRIu64, tf->name, v);
+	}
+	fputs(" stack=", f);
 	/* TRACE_END: the drop counts per cause (fsaio_end_drops()) */
 	n = r->type == FSAIO_EV_TRACE_END ? FSAIO_DROP__COUNT : r->nr_stack;
 	if (n > FSAIO_STACK_DEPTH)

@@ -4,7 +4,7 @@
  * a --record log.  Pure (no libbpf, no live system).  Format, a line each
  * (stap/README.md):
  *
- *   fsaio-text 1 features=0x1f4 release=6.12.118 label=CMD ARGS   header
+ *   fsaio-text 1 features=NAME,... release=6.12.118 label=CMD ARGS header
  *   R type=1 cpu=0 ts=... seq=1 pid=.. tgid=.. ... comm=fio        record
  *   # anything                                                     comment
  *
@@ -40,6 +40,10 @@ int fsaio_text_parse_record(const char *line, unsigned long lineno, struct fsaio
  * *lineno counts the lines read. */
 int fsaio_text_read(FILE *f, unsigned long *lineno, struct fsaio_record *rec,
 		    char *err, size_t errlen);
+
+/* Write h as the header line: features by their names (features.h).
+ * Returns 0 or -errno. */
+int fsaio_text_write_header(FILE *f, const struct fsaio_log_header *h);
 
 /* Write r as a record line (with its newline).  Returns 0 or -errno. */
 int fsaio_text_write(FILE *f, const struct fsaio_record *r);

@@ -200,3 +200,14 @@ enum fsaio_wait_site classify_wait_site(const char *const *names, int n)
 	/* only waits that would otherwise count as FSAIO waits are moved */
 	return write && !sync && fsaio_site_is_fsaio_wait(best) ? FSAIO_SITE_COPY : best;
 }
+
+int wait_stack_names(const struct fsaio_record *r,
+		     const char *(*symbolize)(uint64_t addr, uint64_t *off, void *ctx),
+		     void *ctx, const char **names)
+{
+	uint32_t i, n = r->nr_stack < FSAIO_STACK_DEPTH ? r->nr_stack : FSAIO_STACK_DEPTH;
+
+	for (i = 0; i < n; i++)
+		names[i] = symbolize(r->stack[i], NULL, ctx);
+	return n;
+}

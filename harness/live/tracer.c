@@ -914,12 +914,8 @@ uint64_t tracer_lost(struct tracer *t)
 static void enrich_sleep(const struct tracer *t, struct fsaio_record *rec)
 {
 	const char *names[FSAIO_STACK_DEPTH];
-	uint32_t i, n = rec->nr_stack;
+	int n = wait_stack_names(rec, ksyms_symbolize, t->ksyms, names);
 
-	if (n > FSAIO_STACK_DEPTH)
-		n = FSAIO_STACK_DEPTH;
-	for (i = 0; i < n; i++)
-		names[i] = ksyms_name(t->ksyms, rec->stack[i], NULL);
 	rec->site = classify_wait_site(names, n);
 	/* aggregating, io_uring_enter has no syscall tracepoints attached
 	 * (they put every syscall of every task on the slow path): the stack

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "kselftest_harness.h"
 #include "synth.h"
+#include "core/features.h"
 #include "core/textlog.h"
 
 #pragma GCC diagnostic ignored "-Wsign-compare"	/* EXPECT_EQ(int, size_t) */
@@ -205,6 +206,30 @@ FIXTURE_VARIANT_ADD(text_header, unknown_field) {
 FIXTURE_VARIANT_ADD(text_header, binary_log) {
 	.text = "FSAIOLOG\1\0\0\0", .error = "not an fsaio text log",
 };
+
+/* features= by name, as SystemTap's wrapper and replay --text write them:
+ * the bits of harness/core/features.h; the header written reads back. */
+TEST(header_features_by_name)
+{
+	static char text[] = "fsaio-text 1 features=syscall_tracepoints,sleep_stacks,"
+			     "libaio_async release=6.12 label=x\n";
+	struct fsaio_log_header h, back;
+	char buf[512], err[160] = "";
+	FILE *f = fmemopen(text, sizeof(text) - 1, "r");
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, fsaio_text_read_header(f, &h, err, sizeof(err))) TH_LOG("%s", err);
+	fclose(f);
+	EXPECT_EQ(FEAT_SYSCALL_TP | FEAT_STACK | FEAT_LIBAIO_ASYNC, h.features);
+	f = fmemopen(buf, sizeof(buf), "w+");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, fsaio_text_write_header(f, &h));
+	rewind(f);
+	ASSERT_EQ(0, fsaio_text_read_header(f, &back, err, sizeof(err))) TH_LOG("%s", err);
+	fclose(f);
+	EXPECT_EQ(h.features, back.features);
+	EXPECT_STREQ("x", back.label);
+}
 
 TEST_F(text_header, read)
 {
