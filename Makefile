@@ -1,13 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# fsaio: one entry point.
-#   make            build the BPF objects, skeleton, fsaio and the workloads
-#   make check      unit tests, end-to-end tests on the running kernel, and
-#                   the suite in QEMU on the stock and patched 6.12 kernels
-#                   (built and cached on first use; VMTIER=stock|patched|none)
-#   make check-host unit tests + end-to-end tests on the running kernel only
-#   make run        the main job: fsaio check over the default workload suite
-#   make vmlinux    regenerate bpf/vmlinux.h from the running kernel's BTF
-#   make clean
+# fsaio: one entry point.  `make help` lists every target: the text after a
+# target's "##" in this file and in the ci/*/*.mk files it includes.
+# Packages come from `ci/install-deps.sh [--vm]` (the README's install step);
+# make only checks for them and says what is missing.
 OUTPUT	:= .output
 CLANG	?= clang
 BPFTOOL	?= bpftool
@@ -52,19 +47,25 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 
 DEPS_STAMP := $(OUTPUT)/.deps-installed
 
-.PHONY: all deps check check-debug check-host unit e2e run vmlinux clean
-all: fsaio $(WORKLOADS) $(CONFS)
+.PHONY: all help deps check check-debug check-host unit e2e run vmlinux clean
+all: fsaio $(WORKLOADS) $(CONFS) ## build the BPF object, skeleton, fsaio, workloads and conformance programs
+
+help: ## this list
+	@awk -F':.*## ' '/^[a-zA-Z][a-zA-Z0-9_-]*:.*## / { printf "  %-18s %s\n", $$1, $$2 }' \
+		$(MAKEFILE_LIST) | sort
 
 # A recipe that fails leaves no half-written target (an empty skel.h
 # after a failed bpftool would otherwise count as up to date).
 .DELETE_ON_ERROR:
 
-# Install missing Debian packages once per checkout (idempotent script).
+# The host's packages, checked once per checkout: make installs nothing
+# itself (ci/install-deps.sh --check names what is missing and how to get it).
 $(DEPS_STAMP): ci/install-deps.sh
 	@mkdir -p $(OUTPUT)
-	ci/install-deps.sh
+	@ci/install-deps.sh --check
 	@touch $@
-deps: $(DEPS_STAMP)
+deps: ## install the Debian packages the host build and tests need (root)
+	ci/install-deps.sh
 
 $(OUTPUT)/fsaio.bpf.o: bpf/fsaio.bpf.c bpf/fsaio.h bpf/core_fixes.bpf.h bpf/vmlinux.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -91,54 +92,65 @@ $(CORE_LIB): $(CORE_OBJS)
 fsaio: $(filter-out $(CORE_OBJS),$(HARNESS_OBJS)) $(CORE_LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LIBS_HARNESS)
 
-$(OUTPUT)/lib/wl/%.o: workloads/lib/%.c workloads/lib/wl.h harness/exit_status.h | $(DEPS_STAMP)
+# Every C object and program below writes its header dependencies (-MMD);
+# the .d files are included at the end.
+$(OUTPUT)/lib/wl/%.o: workloads/lib/%.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(WL_LIB): $(WL_LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(OUTPUT)/workloads/%: workloads/%.c workloads/lib/wl.h harness/exit_status.h $(WL_LIB) | $(DEPS_STAMP)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< $(WL_LIB) -o $@ -laio -luring
+# A workload's .d sits beside it under $(OUTPUT)/deps/: every executable in
+# $(OUTPUT)/workloads is a workload.
+$(OUTPUT)/workloads/%: workloads/%.c $(WL_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(@D) $(OUTPUT)/deps/workloads
+	$(CC) $(CFLAGS) -MMD -MP -MF $(OUTPUT)/deps/workloads/$*.d $< $(WL_LIB) -o $@ -laio -luring
 
-$(OUTPUT)/conformance/%: tests/conformance/%.c workloads/lib/wl.h harness/exit_status.h $(WL_LIB) | $(DEPS_STAMP)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Iworkloads $< $(WL_LIB) -o $@ -laio -luring -lpthread
+$(OUTPUT)/conformance/%: tests/conformance/%.c $(WL_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(@D) $(OUTPUT)/deps/conformance
+	$(CC) $(CFLAGS) -MMD -MP -MF $(OUTPUT)/deps/conformance/$*.d -Iworkloads $< $(WL_LIB) -o $@ \
+		-laio -luring -lpthread
 
 # -Wno-clobbered: TEST_F in the kernel's kselftest_harness.h sets a local
 # after setjmp(); after a failed ASSERT the fixture teardown may be skipped,
 # which costs nothing in a test process about to exit.
-$(OUTPUT)/tests/%: tests/unit/%.c $(CORE_LIB) tests/unit/kselftest_harness.h tests/unit/synth.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Wno-clobbered -Itests/unit $< $(CORE_LIB) -o $@
+$(OUTPUT)/tests/%: tests/unit/%.c $(CORE_LIB)
+	@mkdir -p $(@D) $(OUTPUT)/deps/tests
+	$(CC) $(CFLAGS) -MMD -MP -MF $(OUTPUT)/deps/tests/$*.d -Wno-clobbered -Itests/unit $< \
+		$(CORE_LIB) -o $@
 
-unit: $(UNIT_TESTS)
+-include $(wildcard $(OUTPUT)/lib/wl/*.d $(OUTPUT)/deps/*/*.d)
+
+unit: $(UNIT_TESTS) ## the unit tests (kselftest_harness), linked against the pure core only
 	@for t in $(UNIT_TESTS); do $$t || exit 1; done
 
+e2e: all ## the end-to-end tests on the running kernel (tests/e2e/run.sh [NAME...])
+	tests/e2e/run.sh
+
 VMTIER	?= both
-check: all $(UNIT_TESTS)
-	@$(if $(filter none,$(VMTIER)),,ci/install-deps.sh --vm >/dev/null &&) \
+check: all $(UNIT_TESTS) ## unit + e2e on this kernel + the suite in QEMU on stock and patched 6.12 (VMTIER=stock|patched|none)
+	@$(if $(filter none,$(VMTIER)),,ci/install-deps.sh --check --vm &&) \
 	tests/run-all.sh $(if $(filter none,$(VMTIER)),,--vm $(VMTIER)) $(UNIT_TESTS)
 
 # The debug flavour (KASAN, lockdep on top of the default detectors) of the
 # patched kernel: slower to build (cold ~25 min) and to run, so not in
 # `make check`; resolving a change to the series requires it.
-check-debug: all $(UNIT_TESTS)
-	@ci/install-deps.sh --vm >/dev/null && \
+check-debug: all $(UNIT_TESTS) ## make check on the KASAN + lockdep flavour of the patched kernel
+	@ci/install-deps.sh --check --vm && \
 	FLAVOR=debug tests/run-all.sh --vm patched $(UNIT_TESTS)
 
-check-host: all $(UNIT_TESTS)
+check-host: all $(UNIT_TESTS) ## unit + e2e tests on the running kernel only
 	@tests/run-all.sh $(UNIT_TESTS)
 
-run: all
+run: all ## the main job: fsaio check over the default workload suite
 	./fsaio check
 
-vmlinux:
+vmlinux: ## regenerate bpf/vmlinux.h from the running kernel's BTF
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > bpf/vmlinux.h
 
-clean:
+clean: ## remove .output and fsaio
 	rm -rf $(OUTPUT) fsaio
 
 # Kernel builds and QEMU runs (make kernels, make vmcheck) live in ci/vm/vm.mk.

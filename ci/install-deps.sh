@@ -7,6 +7,9 @@
 #                               KVER=V; implies --vm)
 #   ci/install-deps.sh --lava   also lava-dispatcher (make lava-check; implies
 #                               --vm; pulls ~140 packages, so not by default)
+#   ci/install-deps.sh --check [--vm|--kver V|--lava]
+#                               install nothing: say what is missing and the
+#                               command that installs it (what make does)
 # Exit status: EXIT_PASS, or EXIT_ERROR (5) when packages are missing and
 # this is not root, or apt-get failed; EXIT_USAGE (64) for a bad argument.
 set -euo pipefail
@@ -23,6 +26,8 @@ VM_PKGS=(linux-source-6.12 qemu-system-x86 busybox-static cpio bc bison flex
 	 f2fs-tools btrfs-progs systemtap)
 # systemtap: make stapcheck builds stap/fsaio.stp against a FLAVOR=stap kernel
 
+CHECK=0
+[[ ${1:-} == --check ]] && { CHECK=1; shift; }
 case ${1:-} in
 '') ;;
 --vm) PKGS+=("${VM_PKGS[@]}") ;;
@@ -40,6 +45,7 @@ for p in "${PKGS[@]}"; do
 		missing+=("$p")
 done
 [[ ${#missing[@]} -eq 0 ]] && exit "$EXIT_PASS"
+((CHECK)) && die "missing packages: ${missing[*]}; install them with: ci/install-deps.sh${1:+ $*}"
 
 [[ $(id -u) -eq 0 ]] || die "missing packages: ${missing[*]}; run 'sudo $0 $*'"
 msg "installing ${missing[*]}"

@@ -26,9 +26,9 @@
 #   exit_class RC      what exit status RC stands for: EXIT_PASS, EXIT_SKIP,
 #                      EXIT_ERROR themselves, EXIT_USAGE an EXIT_ERROR (no
 #                      verdict), anything else EXIT_FAIL
-#   worse A B          the worse of two exit statuses, by their classes:
-#                      ERROR > FAIL > SKIP > PASS (ci/vm/vm.mk's vm_worse,
-#                      which runs in sh, has its own copy)
+#   worse A B          the worse of two exit statuses, by their classes, on
+#                      the ladder of harness/exit_status.h: ERROR > FAIL >
+#                      PASS > SKIP (a skip beside a pass is a pass)
 #
 # Run instead of sourced, `ci/lib.sh exit-status` prints the numbers as
 # NAME=N lines (ci/vm/vm.mk reads them so).  If the header cannot be read
@@ -74,10 +74,10 @@ exit_class() {
 worse() {
 	local a b s
 	a=$(exit_class "$1") b=$(exit_class "$2")
-	for s in "$EXIT_ERROR" "$EXIT_FAIL" "$EXIT_SKIP"; do
+	for s in "$EXIT_ERROR" "$EXIT_FAIL" "$EXIT_PASS"; do
 		[[ $a == "$s" || $b == "$s" ]] && { echo "$s"; return; }
 	done
-	echo "$EXIT_PASS"
+	echo "$EXIT_SKIP"
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then

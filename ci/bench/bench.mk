@@ -1,15 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
-# make bench: the benchmark (issue 5), included by the top-level Makefile.
+# make bench: the benchmark, included by the top-level Makefile.
 #   make bench                        every part: tracer (host) + VM parts (ci/bench/bench-vm.sh)
 #   make bench BENCH_PARTS=tracer     host only (about 2 minutes)
 # Prints the table, writes .output/bench/bench.json (schema fsaio-bench/1,
 # see ci/README.md "Benchmarks") and SVG/PNG plots.  Exit 0 when the
 # benchmark ran: missed goals are reported in the table, not failures.
 .PHONY: bench soak
-bench: all
+bench: all ## the benchmark: table, .output/bench/bench.json and plots
 	ci/bench/bench.sh
 
 # make soak [SOAK_SECONDS=600]: fsaio trace for SOAK_SECONDS under a mixed
 # libaio + io_uring + psync load with process churn: no loss, memory flat.
-soak: all
+soak: all ## fsaio trace under a mixed load with process churn (SOAK_SECONDS)
 	ci/bench/trace-soak.sh

@@ -10,13 +10,13 @@ CRASHCMD	?= ci/crash/crash-replay.sh
 
 all: $(LW_REPLAY)
 
-$(LW_REPLAY): ci/crash/lw-replay.c harness/exit_status.h | $(DEPS_STAMP)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< -o $@
+$(LW_REPLAY): ci/crash/lw-replay.c | $(DEPS_STAMP)
+	@mkdir -p $(@D) $(OUTPUT)/deps/crash
+	$(CC) $(CFLAGS) -MMD -MP -MF $(OUTPUT)/deps/crash/lw-replay.d $< -o $@
 
 # vmcheck with the tier as the command, its own results directory and no
 # scratch disks (the tier makes its devices from loop files on tmpfs).
 .PHONY: vmcrash
-vmcrash: all
+vmcrash: all ## the crash-replay durability tier in QEMU (KERNEL=...)
 	@$(MAKE) --no-print-directory vmcheck VMRESULTS=vm-crash VMCMD='$(CRASHCMD)' \
 		VMOPTS='--disks none $(VMOPTS)'

@@ -14,22 +14,21 @@
 #       5 no verdict); make turns it into 2, VMSTATUS=FILE gets it,
 #       ci/vm/vm-make.sh lava-check ... exits with it.
 # Included by the top-level Makefile (after ci/vm/vm.mk, whose KERNEL,
-# VMSTATUS and vm_verdict_sh it uses).
+# VMSTATUS and VM_BK_ARGS it uses).
 LAVA_WORKLOADS	?=
 LAVA_TARGETS	?=
 LAVA_OPTS	?=
 
 .PHONY: lava-check
-lava-check:
-	@ci/install-deps.sh --lava >&2
+lava-check: ## fsaio's kselftest as a LAVA job (lava-run), verdicts from LAVA's results
+	@ci/install-deps.sh --check --lava
 	@[ -x fsaio ] && [ -d $(OUTPUT)/workloads ] || $(MAKE) --no-print-directory all
-	@$(vm_verdict_sh); \
-	case "$(KERNEL)" in \
+	@case "$(KERNEL)" in \
 	stock) bz=$$($(BUILD_KERNEL) $(VM_BK_ARGS) --path) ;; \
 	patched) bz=$$($(BUILD_KERNEL) --patched $(VM_BK_ARGS) --path) ;; \
 	*) bz="$(KERNEL)" ;; \
 	esac; \
-	[ -n "$$bz" ] && [ -f "$$bz" ] || { echo "lava-check: no cached $(KERNEL) kernel (make kernels)" >&2; vm_status $(EXIT_ERROR); }; \
-	ci/lava/lava-check.sh --kernel "$$bz" $(if $(LAVA_TARGETS),--targets '$(LAVA_TARGETS)') \
-		$(if $(LAVA_WORKLOADS),--workloads '$(LAVA_WORKLOADS)') $(LAVA_OPTS); \
-	vm_status $$?
+	[ -n "$$bz" ] && [ -f "$$bz" ] || { echo "lava-check: no cached $(KERNEL) kernel (make kernels)" >&2; \
+		exec ci/vm/with-status.sh VMSTATUS='$(VMSTATUS)' sh -c 'exit $(EXIT_ERROR)'; }; \
+	ci/vm/with-status.sh VMSTATUS='$(VMSTATUS)' ci/lava/lava-check.sh --kernel "$$bz" $(if $(LAVA_TARGETS),--targets '$(LAVA_TARGETS)') \
+		$(if $(LAVA_WORKLOADS),--workloads '$(LAVA_WORKLOADS)') $(LAVA_OPTS)

@@ -131,15 +131,11 @@ check() {
 ((QUIET)) || cat "$OUT/ktap-check.txt"
 
 # The main document decides pass/fail/skip; nested ones can only add a
-# failure or an error.  Ranking: ERROR > FAIL > SKIP > PASS.
-worst=$EXIT_PASS
+# failure or an error (ci/lib.sh worse).
+worst=$EXIT_SKIP
 while read -r name v; do
-	[[ $name != main && $v == "$EXIT_SKIP" ]] && v=$EXIT_PASS
-	case $v in
-	"$EXIT_ERROR") worst=$EXIT_ERROR ;;
-	"$EXIT_FAIL") [[ $worst == "$EXIT_ERROR" ]] || worst=$EXIT_FAIL ;;
-	"$EXIT_SKIP") [[ $worst == "$EXIT_PASS" ]] && worst=$EXIT_SKIP ;;
-	esac
+	[[ $name == main || $v == "$EXIT_FAIL" || $v == "$EXIT_ERROR" ]] || continue
+	worst=$(worse "$worst" "$v")
 done <"$OUT/verdicts"
 exit $worst
 }

@@ -9,13 +9,11 @@
 #       .output/vm/stap/.  Exit status: stap-check.sh's (0 agree, 1 differ,
 #       4 no systemtap, 5 no verdict); make turns it into 2, VMSTATUS=FILE
 #       gets it.
-# Included by the top-level Makefile (after ci/vm/vm.mk: vm_verdict_sh).
+# Included by the top-level Makefile (after ci/vm/vm.mk: VMSTATUS).
 STAP_WORKLOADS	?=
 
 .PHONY: stapcheck
-stapcheck:
-	@ci/install-deps.sh --vm >&2
+stapcheck: ## SystemTap and BPF trace the same workloads: the verdicts must agree
+	@ci/install-deps.sh --check --vm
 	@$(MAKE) --no-print-directory all
-	@$(vm_verdict_sh); \
-	ci/stap/stap-check.sh $(if $(NOBUILD),--nobuild) $(STAP_WORKLOADS); \
-	vm_status $$?
+	@ci/vm/with-status.sh VMSTATUS='$(VMSTATUS)' ci/stap/stap-check.sh $(if $(NOBUILD),--nobuild) $(STAP_WORKLOADS)

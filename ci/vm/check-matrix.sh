@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make check-matrix: the suite on every kernel users have (issue 14), and
+# make check-matrix: the suite on every kernel users have, and
 # one table of what each invariant said where.
 #
 #   ci/vm/check-matrix.sh [-h] [--table]
@@ -19,7 +19,7 @@
 # has a row per invariant and a column per kernel: "P/F/S/E" counts of
 # workloads passing, failing, skipping, inconclusive, then lost records.
 # Exit status (harness/exit_status.h): the worst over the kernels (ERROR >
-# FAIL > SKIP > PASS); EXIT_USAGE for a bad argument.
+# FAIL > PASS > SKIP); EXIT_USAGE for a bad argument.
 set -uo pipefail
 {
 . "$(dirname "$0")/../lib.sh"

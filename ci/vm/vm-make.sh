@@ -7,7 +7,7 @@
 #   e.g. ci/vm/vm-make.sh vmcheck KERNEL=both NOBUILD=1
 #
 # Exit status (harness/exit_status.h): the worst verdict over the kernels,
-# ERROR (5) > FAIL (1) > SKIP (4) > PASS (0); ERROR also when make stopped
+# ERROR (5) > FAIL (1) > PASS (0) > SKIP (4); ERROR also when make stopped
 # before a verdict (a failed kernel build, a bad variable).
 set -uo pipefail
 {

@@ -10,8 +10,8 @@
 #                [VMTIMEOUT=s]
 #       boot each kernel under QEMU (ci/vm/vm-run.sh) and run VMCMD inside;
 #       results in .output/vm/<label>/ (stdout = KTAP, fsaio.json, dmesg,
-#       console.log, splats, result).  Exit status: the worst verdict
-#       (ERROR > FAIL > SKIP > PASS, harness/exit_status.h), as make
+#       console.log, splats, result) (ci/vm/vmcheck.sh).  Exit status: the
+#       worst verdict (ERROR > FAIL > PASS > SKIP, harness/exit_status.h), as make
 #       reports it: "Error N", and make itself exits 2 for any N != 0.
 #       VMSTATUS=FILE receives N; ci/vm/vm-make.sh vmcheck ... exits with N.
 #   make vmshell [KERNEL=stock]      interactive shell in the guest
@@ -39,7 +39,7 @@ KERNEL		?= stock
 FLAVOR		?=
 KDIR		?=
 KBUILD		?=
-VMCMD		?= ci/vm/guest-suite.sh @OUT@/fsaio.json
+VMCMD		?=
 VMDISKS		?= ext4,xfs,f2fs
 VMSLOW		?= 0
 VMTIMEOUT	?= 1800
@@ -48,137 +48,52 @@ VMLABEL		?=
 NOBUILD		?=
 # results under .output/<VMRESULTS>/<label> (make vmcrash: vm-crash)
 VMRESULTS	?= vm
+VMSTATUS	?=
+# make's variables as the ci/vm scripts take them (ci/vm/vm-lib.sh vm_vars).
+VM_VARS_ARGS	= KERNEL='$(KERNEL)' FLAVOR='$(FLAVOR)' KDIR='$(KDIR)' KBUILD='$(KBUILD)' \
+		  NOBUILD='$(NOBUILD)' VMCMD='$(VMCMD)' VMDISKS='$(VMDISKS)' VMSLOW='$(VMSLOW)' \
+		  VMTIMEOUT='$(VMTIMEOUT)' VMOPTS="$(VMOPTS)" VMLABEL='$(VMLABEL)' \
+		  VMRESULTS='$(VMRESULTS)' VMSTATUS='$(VMSTATUS)' OUTPUT='$(OUTPUT)'
 
 VM_SERIES	:= patches/linux-6.12/series
 VM_HAVE_SERIES	:= $(shell grep -qv '^[[:space:]]*\(\#.*\)\?$$' $(VM_SERIES) 2>/dev/null && echo 1)
 VM_BK_ARGS	:= $(if $(KDIR),--kdir $(KDIR)) $(if $(FLAVOR),--flavor $(FLAVOR))
-VM_SUFFIX	:= $(if $(FLAVOR),-$(FLAVOR))
-# KASAN's shadow memory and lockdep want more room.  Under TCG a KASAN +
-# lockdep kernel runs so slowly that ACPI's AML interpreter times out on
-# every PCI routing method (30 s each, measured) and RCU's 21 s stall
-# timeout fires during boot: acpi=off (the guest ends with `reboot -f`,
-# and PCI interrupts route through the MP table), the longest RCU stall
-# timeout (300 s; a real stall still ends the run, later), nowatchdog (the
-# soft-lockup detector measures host CPU starvation under TCG, not guest
-# lockups; hung-task panic stays armed).  kmemleak and SLUB debugging,
-# which the default flavour runs, are left off: KASAN finds what they
-# find here, and each multiplies the slowdown.  Three vCPUs on this
-# machine's two cores: a vCPU descheduled mid-critical-section widens
-# the race windows (issue 11's race amplification).
-VM_DEBUG_OPTS	:= $(if $(filter debug,$(FLAVOR)),--mem 3G --cpus 3 --append 'nowatchdog acpi=off \
-		   rcupdate.rcu_cpu_stall_timeout=300 kmemleak=off slub_debug=-')
-
 .PHONY: kernels kernel-stock kernel-patched vmcheck vmshell vmconfig-check bisect-check check-matrix
 
 # make check-matrix: the suite on host, 6.1 stock, Debian's packaged kernel,
 # 6.12 stock and patched; a table of invariant verdicts per kernel
 # (ci/vm/check-matrix.sh; MATRIX_KERNELS narrows it).
-check-matrix: all
+check-matrix: all ## the suite on host, 6.1, Debian's kernel, 6.12 stock and patched: one table
 	ci/vm/check-matrix.sh
 
 KVER		?=
-kernels: kernel-stock $(if $(KVER),,$(if $(VM_HAVE_SERIES),kernel-patched))
+kernels: kernel-stock $(if $(KVER),,$(if $(VM_HAVE_SERIES),kernel-patched)) ## build (or take from the cache) the stock and patched 6.12 kernels
 
-kernel-stock:
-	ci/install-deps.sh $(if $(KVER),--kver $(KVER),--vm)
+kernel-stock: ## build the stock kernel (KVER=6.1: Debian's linux-source-6.1)
+	@ci/install-deps.sh --check $(if $(KVER),--kver $(KVER),--vm)
 	$(BUILD_KERNEL) $(VM_BK_ARGS) $(if $(KVER),--kver $(KVER))
 
-kernel-patched:
-	ci/install-deps.sh --vm
+kernel-patched: ## build 6.12 with patches/linux-6.12/series applied
+	@ci/install-deps.sh --check --vm
 	$(BUILD_KERNEL) --patched $(VM_BK_ARGS)
 
 # Every prefix of the series compiles (its .c files' objects, -Werror), in a
 # copy of the patched kernel's O= tree: ci/kernel/bisect-build.sh.
-bisect-check: kernel-patched
+bisect-check: kernel-patched ## every prefix of the series compiles
 	ci/kernel/bisect-build.sh
-
-# vm_kernel stock|patched|stock-V|debian|PATH: print the bzImage path (building
-# unless NOBUILD); for debian (Debian's packaged kernel, whose virtio and 9p
-# are modules) "VMLINUZ INITRD" (ci/kernel/debian-kernel.sh).
-define vm_kernel_sh
-vm_kernel() { \
-	case $$1 in \
-	debian) \
-		ci/kernel/debian-kernel.sh $(if $(NOBUILD),--print) | tail -1 || \
-		{ echo "vmcheck: no cached Debian kernel (run without NOBUILD)" >&2; return 1; } ;; \
-	stock-*) \
-		v=$${1#stock-}; \
-		if [ -n "$(NOBUILD)" ]; then \
-			$(BUILD_KERNEL) --kver $$v $(VM_BK_ARGS) --path || \
-			{ echo "vmcheck: no cached $$1 kernel (run make kernels KVER=$$v)" >&2; return 1; }; \
-		else \
-			ci/install-deps.sh --kver $$v >&2 && $(BUILD_KERNEL) --kver $$v $(VM_BK_ARGS); \
-		fi ;; \
-	stock|patched) \
-		p=; [ $$1 = patched ] && p=--patched; \
-		if [ -n "$(NOBUILD)" ]; then \
-			$(BUILD_KERNEL) $$p $(VM_BK_ARGS) --path || \
-			{ echo "vmcheck: no cached $$1 kernel (run make kernels)" >&2; return 1; }; \
-		else \
-			$(BUILD_KERNEL) $$p $(VM_BK_ARGS); \
-		fi ;; \
-	*) [ -f "$$1" ] || { echo "vmcheck: no such kernel $$1" >&2; return 1; }; echo "$$1" ;; \
-	esac; \
-}
-endef
 
 # KERNEL=both -> stock patched; KBUILD=dir -> its bzImage.
 VM_KERNELS = $(if $(KBUILD),$(KBUILD)/arch/x86/boot/bzImage,$(if $(filter both,$(KERNEL)),stock patched,$(KERNEL)))
 
-# The verdict over several runs, from their exit statuses:
-#   vm_class RC   what RC stands for: EXIT_PASS, EXIT_SKIP, EXIT_ERROR (also
-#                 for EXIT_USAGE: no verdict), anything else EXIT_FAIL
-#   vm_worse A B  the worse of two: ERROR > FAIL > SKIP > PASS
-#   vm_word RC    PASS, FAIL, SKIP or ERROR
-#   vm_status N   record N in VMSTATUS (for ci/vm/vm-make.sh), exit with N
-define vm_verdict_sh
-vm_class() { case $$1 in $(EXIT_PASS)|$(EXIT_SKIP)|$(EXIT_ERROR)) echo $$1 ;; \
-	$(EXIT_USAGE)) echo $(EXIT_ERROR) ;; *) echo $(EXIT_FAIL) ;; esac; }; \
-vm_worse() { _a=$$(vm_class $$1) _b=$$(vm_class $$2); \
-	for _s in $(EXIT_ERROR) $(EXIT_FAIL) $(EXIT_SKIP); do \
-		[ $$_a = $$_s ] || [ $$_b = $$_s ] && { echo $$_s; return; }; done; \
-	echo $(EXIT_PASS); }; \
-vm_word() { case $$(vm_class $$1) in $(EXIT_PASS)) echo PASS ;; $(EXIT_SKIP)) echo SKIP ;; \
-	$(EXIT_ERROR)) echo ERROR ;; *) echo FAIL ;; esac; }; \
-vm_status() { [ -z "$(VMSTATUS)" ] || echo $$1 >"$(VMSTATUS)"; exit $$1; }
-endef
+vmcheck: all ## boot KERNEL=stock|patched|both|... in QEMU and run the suite inside
+	@ci/vm/vmcheck.sh $(VM_VARS_ARGS)
 
-vmcheck: all
-	@$(vm_kernel_sh); $(vm_verdict_sh); \
-	worst=$(EXIT_PASS); summary=; \
-	for k in $(VM_KERNELS); do \
-		case $$k in \
-		stock|patched|stock-*|debian) label=$$k$(VM_SUFFIX); \
-			if [ $$k = patched ] && [ -z "$(VM_HAVE_SERIES)" ]; then \
-				echo "vmcheck: $(VM_SERIES) lists no patches" >&2; worst=$(EXIT_ERROR); \
-				summary="$$summary\n  $$label: ERROR (no patch series)"; continue; fi ;; \
-		*) label=; \
-			$(BUILD_KERNEL) --check-kernel $$k $(if $(KBUILD),--kbuild $(KBUILD)) || \
-			{ worst=$(EXIT_ERROR); summary="$$summary\n  $$k: ERROR (kernel lacks required options)"; continue; } ;; \
-		esac; \
-		kk=$$(vm_kernel $$k); bz=$${kk%% *}; ird=; \
-		[ "$$bz" = "$$kk" ] || ird=$${kk#* }; \
-		[ -n "$$kk" ] && [ -f "$$bz" ] || \
-			{ worst=$(EXIT_ERROR); summary="$$summary\n  $$k: ERROR (no kernel: not built or build failed)"; continue; }; \
-		[ -n "$$label" ] || label=$(or $(VMLABEL),$$($(VM_RUN) --print-release --kernel $$bz)$(VM_SUFFIX)); \
-		out=$(CURDIR)/$(OUTPUT)/$(VMRESULTS)/$$label; \
-		echo "vmcheck: $$label: $$bz -> $$out" >&2; \
-		$(VM_RUN) --kernel $$bz $${ird:+--initrd $$ird} --label $$label --out $$out --disks $(VMDISKS) \
-			--timeout $(VMTIMEOUT) --slow $(VMSLOW) $(VM_DEBUG_OPTS) $(VMOPTS) -- '$(VMCMD)'; \
-		vrc=$$?; worst=$$(vm_worse $$worst $$vrc); \
-		ln -sfn stdout $$out/results.ktap; \
-		summary="$$summary\n  $$label: $$(cat $$out/result 2>/dev/null || echo 'ERROR (no result)')"; \
-	done; \
-	printf "vmcheck summary:$$summary\n" >&2; \
-	vm_status $$worst
-
-vmshell:
-	@$(vm_kernel_sh); \
-	bz=$$(vm_kernel $(firstword $(VM_KERNELS))) || exit $(EXIT_ERROR); \
+vmshell: ## an interactive shell in the guest (KERNEL=stock)
+	@bz=$$(ci/vm/vmcheck.sh --print-kernel $(VM_VARS_ARGS)) || exit $(EXIT_ERROR); \
 	$(VM_RUN) --kernel $$bz --label shell --interactive --timeout $(VMTIMEOUT) \
 		--slow $(VMSLOW) $(VMOPTS) -- '$(if $(filter command line,$(origin VMCMD)),$(VMCMD),bash -i)'
 
-vmconfig-check:
+vmconfig-check: ## only check a kernel's config (KERNEL=path or KBUILD=dir)
 	$(BUILD_KERNEL) --check-kernel $(firstword $(VM_KERNELS)) $(if $(KBUILD),--kbuild $(KBUILD))
 
 # ---- kselftest ----------------------------------------------------------------------
@@ -204,17 +119,15 @@ vmconfig-check:
 KSRC		?=
 KSFT_TREE	?=
 VMSELFTEST_ARGS	?=
-VMSTATUS	?=
 VM_KSRC		:= $(or $(KSRC),$(KDIR),$(or $(FSAIO_SRCCACHE),/var/cache/fsaio/src)/linux-source-6.12)
 SELFTEST_FILES	:= Makefile config settings .gitignore fsaio_check.sh fsaio_prereq.c
 KSFT_FRAMEWORK	:= $(addprefix tools/testing/selftests/,Makefile lib.mk kselftest.h \
 		   kselftest_harness.h kselftest_module.h kselftest run_kselftest.sh) \
 		   scripts/subarch.include
-VM_KSFT_GUEST	:= /var/tmp/fsaio-ksft
 
 .PHONY: selftest-install selftest-tree vmselftest vmselftest-errors
 
-selftest-install:
+selftest-install: ## copy the kselftest into KSRC=<kernel tree>
 	@[ -n "$(KSRC)" ] && [ -f "$(KSRC)/tools/testing/selftests/lib.mk" ] || \
 		{ echo "selftest-install: KSRC= must name a kernel tree (with tools/testing/selftests/lib.mk)" >&2; exit $(EXIT_USAGE); }
 	@d=$$(cd "$(KSRC)" && pwd)/tools/testing/selftests/fsaio; \
@@ -223,7 +136,7 @@ selftest-install:
 	echo "$(CURDIR)" >"$$d/fsaio-root" && \
 	echo "selftest-install: $$d (runs $(CURDIR)/fsaio)"
 
-selftest-tree:
+selftest-tree: ## a scratch kselftest tree in KSFT_TREE=<dir> with fsaio's test
 	@[ -n "$(KSFT_TREE)" ] || { echo "selftest-tree: KSFT_TREE=<scratch dir>" >&2; exit $(EXIT_USAGE); }
 	@[ -f "$(VM_KSRC)/tools/testing/selftests/lib.mk" ] || \
 		{ echo "selftest-tree: $(VM_KSRC) has no tools/testing/selftests (KSRC=)" >&2; exit $(EXIT_USAGE); }
@@ -231,51 +144,13 @@ selftest-tree:
 	(cd "$(VM_KSRC)" && cp -a --parents $(KSFT_FRAMEWORK) "$$t/")
 	@$(MAKE) --no-print-directory selftest-install KSRC="$(abspath $(KSFT_TREE))"
 
-# In the guest: a scratch tree in /var/tmp (tmpfs), then the kernel's own
-# kselftest make command, its stdout (the TAP) through a pipe: the runner
-# appends each test's output to /dev/stdout, which on a plain file (the out
-# share) would be overwritten by the runner's own writes.
-VMSELFTEST_CMD = set -e; \
-	make --no-print-directory selftest-tree KSRC=$(VM_KSRC) KSFT_TREE=$(VM_KSFT_GUEST) >&2; \
-	export FSAIO_SELFTEST_JSON=@OUT@/fsaio.json$(if $(VMSELFTEST_ARGS), KSELFTEST_FSAIO_CHECK_SH_ARGS="$(VMSELFTEST_ARGS)"); \
-	{ make --no-print-directory -C $(VM_KSFT_GUEST)/tools/testing/selftests TARGETS=fsaio run_tests; \
-	  echo $$? >/tmp/ksft.rc; } | cat; exit $$(cat /tmp/ksft.rc)
-
 # Builds fsaio only when it is missing (like vmcheck, it runs what is built).
-vmselftest:
+vmselftest: ## the kselftest of fsaio in the guest, its KTAP checked by kunit.py
 	@[ -x fsaio ] && [ -d $(OUTPUT)/workloads ] || $(MAKE) --no-print-directory all
-	@$(vm_kernel_sh); $(vm_verdict_sh); \
-	worst=$(EXIT_PASS); summary=; \
-	for k in $(VM_KERNELS); do \
-		case $$k in \
-		stock|patched) label=$$k$(VM_SUFFIX) ;; \
-		*) label=$(or $(VMLABEL),$$($(VM_RUN) --print-release --kernel $$k)$(VM_SUFFIX)) ;; \
-		esac; \
-		bz=$$(vm_kernel $$k) && [ -f "$$bz" ] || \
-			{ worst=$(EXIT_ERROR); summary="$$summary\n  $$label: ERROR (no kernel: not built or build failed)"; continue; }; \
-		out=$(CURDIR)/$(OUTPUT)/vm-selftest/$$label; \
-		echo "vmselftest: $$label: $$bz -> $$out" >&2; \
-		rm -f $$out/nested* $$out/kunit-* $$out/ktap-check.txt $$out/verdict* $$out/fsaio.json; \
-		$(VM_RUN) --kernel $$bz --label $$label --out $$out --timeout $(VMTIMEOUT) \
-			--disks none $(VM_DEBUG_OPTS) $(VMOPTS) -- '$(VMSELFTEST_CMD)' >/dev/null; \
-		vrc=$$?; \
-		ln -sfn stdout $$out/ktap.txt; \
-		ci/selftests/ktap-check.sh --kunit $(VM_KSRC)/tools/testing/kunit/kunit.py --out $$out $$out/stdout; \
-		krc=$$?; \
-		[ -s $$out/stdout ] && grep -E '^(TAP version|1\.\.|(not )?ok )' $$out/stdout | sed 's/^/  /' >&2; \
-		r=$$(cat $$out/result 2>/dev/null || echo 'ERROR (no result)'); \
-		[ $$vrc = $(EXIT_SKIP) ] && vrc=$(EXIT_PASS); \
-		v=$$(vm_worse $$vrc $$krc); worst=$$(vm_worse $$worst $$v); \
-		echo "$$(vm_word $$v) vm: $$r; ktap-check: exit $$krc (ktap-check.txt)" >$$out/verdict; \
-		summary="$$summary\n  $$label: $$(cat $$out/verdict)"; \
-	done; \
-	printf "vmselftest summary:$$summary\n" >&2; \
-	vm_status $$worst
+	@ci/vm/vmselftest.sh $(VM_VARS_ARGS) VM_KSRC='$(VM_KSRC)' VMSELFTEST_ARGS='$(VMSELFTEST_ARGS)'
 
-vmselftest-errors:
-	@$(vm_kernel_sh); $(vm_verdict_sh); \
-	bz=$$(vm_kernel $(firstword $(VM_KERNELS))) && [ -f "$$bz" ] || vm_status $(EXIT_ERROR); \
-	ci/vm/vm-error-tests.sh --kernel $$bz --out $(CURDIR)/$(OUTPUT)/vm-selftest/errors; vm_status $$?
+vmselftest-errors: ## QEMU killed, guest panic, bogus init, timeout: each an ERROR
+	@ci/vm/vmselftest.sh --errors $(VM_VARS_ARGS)
 
 # ---- mutation testing -------------------------------------------------------
 #   make mutants [MUTANTS='name ...']
@@ -284,5 +159,5 @@ vmselftest-errors:
 #       QEMU; print the kill table and the kill rate (ci/mutants/mutants.sh)
 MUTANTS		?=
 .PHONY: mutants
-mutants: all
+mutants: all ## build each ci/mutants patch and run the suite on it: the kill table
 	@ci/mutants/mutants.sh $(MUTANTS)
