@@ -132,11 +132,6 @@ static int track(pid_t pid, void *ctx)
 	return tracer_track_pid(((struct session *)ctx)->tracer, pid);
 }
 
-static void tick(void *ctx)
-{
-	session_poll(ctx, 20);
-}
-
 /* workload_resources' waits over the run (run/resources.h) */
 static struct settle_policy settle;
 
@@ -174,13 +169,17 @@ static int run_workload(struct session *s, const struct workload *w,
 	resources_read(&res);
 	if (session_begin(s))
 		return EXIT_ERROR;
+	if (session_consume_start(s)) {
+		checker_free(session_end(s));
+		return EXIT_ERROR;
+	}
 	t0 = now_seconds();
 	ret = child_start(&c, cmd, dir, track, s);
 	if (ret) {
 		checker_free(session_end(s));
 		return ret;
 	}
-	child_wait(&c, args.timeout, tick, s);
+	child_wait(&c, args.timeout);
 	r->wall_seconds = now_seconds() - t0;
 	r->checker = session_end(s);
 

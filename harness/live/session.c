@@ -2,6 +2,7 @@
 /* Live tracer -> checker (+ event log) plumbing shared by trace and check. */
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include "common.h"
@@ -85,6 +86,55 @@ int session_poll(struct session *s, int timeout_ms)
 	return tracer_poll(s->tracer, timeout_ms, on_record, s);
 }
 
+/* Nice value of the consumer thread: on a machine whose CPUs are busy
+ * with other work (CI runners), a nice-0 consumer gets a share per
+ * runnable task and the ring buffer fills; -10 weighs ~10x a nice-0 task
+ * and still yields to real-time work.  Without CAP_SYS_NICE it stays 0. */
+#define CONSUMER_NICE	-10
+
+static void *consumer_main(void *arg)
+{
+	struct session *s = arg;
+
+	if (setpriority(PRIO_PROCESS, gettid(), CONSUMER_NICE) && verbose)
+		fsaio_err("consumer thread keeps its priority: %s", strerror(errno));
+	while (!s->consumer_stop) {
+		int n = session_poll(s, 20);
+
+		if (n < 0 && n != -EINTR) {
+			/* the tracer's own errors (out of memory) end up in
+			 * its drop counts; don't spin on them */
+			struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	return NULL;
+}
+
+int session_consume_start(struct session *s)
+{
+	int ret;
+
+	s->consumer_stop = false;
+	ret = pthread_create(&s->consumer, NULL, consumer_main, s);
+	if (ret) {
+		fsaio_err("cannot start the consumer thread: %s", strerror(ret));
+		return -ret;
+	}
+	s->consuming = true;
+	return 0;
+}
+
+void session_consume_stop(struct session *s)
+{
+	if (!s->consuming)
+		return;
+	s->consumer_stop = true;
+	pthread_join(s->consumer, NULL);
+	s->consuming = false;
+}
+
 /* The segment's folded lifecycles (bpf/fsaio_fold.h): the kept submits
  * still in flight go to the checker as SUBMIT records, the folded ones as
  * counts.  Returns 1 if that failed: the checks are then inconclusive, as
@@ -115,6 +165,7 @@ struct checker *session_end(struct session *s)
 	struct timespec ts;
 	int idle = 0, polls = 0, fold_lost, i;
 
+	session_consume_stop(s);
 	/* Records of the segment may still sit in the ring buffer; under a
 	 * live load it never goes idle, so stop after ~500 ms. */
 	while (idle < 2 && polls++ < 10) {
@@ -144,6 +195,7 @@ int session_close(struct session *s)
 {
 	int err = s->log_errno;
 
+	session_consume_stop(s);
 	if (s->checker)
 		checker_free(s->checker);
 	if (s->log && fclose(s->log) && !err) {

@@ -6,6 +6,8 @@
 #ifndef FSAIO_SESSION_H
 #define FSAIO_SESSION_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "core/checker.h"
@@ -20,6 +22,11 @@ struct session {
 	struct fsaio_fold_counts fold_base;	/* tracer_read_fold() at segment start */
 	uint32_t features;	/* FEAT_* (core/features.h) */
 	bool keep_stacks;	/* checkers count sleeps per stack (trace --stacks) */
+	/* The consumer thread (session_consume_start): while it runs, it is
+	 * the only caller of session_poll and the only user of the checker. */
+	pthread_t consumer;
+	bool consuming;
+	volatile bool consumer_stop;
 };
 
 /* The segment's drops so far, all causes. */
@@ -41,7 +48,16 @@ int session_open(struct session *s, const struct tracer_opts *o,
 int session_begin(struct session *s);
 /* Poll once; returns records delivered or negative errno. */
 int session_poll(struct session *s, int timeout_ms);
-/* Drain what is left, append TRACE_END, finish.  Caller owns the checker. */
+/*
+ * Consume the ring buffer on a thread of its own, at a raised priority,
+ * until session_consume_stop(): whatever else the caller does (relaying a
+ * chatty command's output, waiting for it) cannot starve the consumer,
+ * and the consumer cannot slow the relay.  0 or -errno (message printed).
+ */
+int session_consume_start(struct session *s);
+void session_consume_stop(struct session *s);
+/* Drain what is left, append TRACE_END, finish.  Caller owns the checker.
+ * Stops the consumer thread first if it runs. */
 struct checker *session_end(struct session *s);
 /* Free everything.  Returns 0, or -errno when the event log could not
  * be written completely (message printed): the run has no trustworthy log. */

@@ -9,41 +9,92 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "common.h"
 #include "run/child.h"
 
-/* Relay the workload's stdout as KTAP diagnostics; catch its summary. */
-static void child_read(struct child *c)
+/* Bytes relayed per child_read(): the pipe is drained in 64 KiB reads, up
+ * to this much before the loop looks at the clock and the child again. */
+#define RELAY_BURST	(4 << 20)
+#define SUMMARY_MARK	"fsaio-workload:"
+
+/* Append to the partial line; a line longer than c->line is cut. */
+static void line_add(struct child *c, const char *p, size_t n)
 {
-	char buf[4096];
+	size_t keep = sizeof(c->line) - 1 - c->len;
+
+	if (n > keep)
+		n = keep;
+	memcpy(c->line + c->len, p, n);
+	c->len += n;
+}
+
+/* A whole line: the summary is caught, other lines shown with -v. */
+static void line_end(struct child *c)
+{
+	c->line[c->len] = '\0';
+	if (!workload_parse_summary(c->line, &c->report) || verbose)
+		printf("    # | %s\n", c->line);
+	c->len = 0;
+}
+
+/* Relay one read of the workload's stdout as KTAP diagnostics; catch its
+ * summary.  Returns the bytes read, 0 when there is nothing (now).  Whole
+ * lines without the summary mark are skipped in one memmem() unless -v:
+ * a chatty command is relayed at pipe speed. */
+static ssize_t child_read_once(struct child *c)
+{
+	static char buf[65536];
 	ssize_t n = read(c->out_fd, buf, sizeof(buf));
-	ssize_t i;
+	const char *p = buf, *end, *nl;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
+		return 0;
 	if (n <= 0) {
 		if (n < 0)
 			fsaio_err("reading the workload's output: %s", strerror(errno));
 		close(c->out_fd);
 		c->out_fd = -1;
-		n = 0;
-		buf[n++] = '\n';	/* flush a last unterminated line */
-		if (!c->len)
-			return;
+		if (c->len)
+			line_end(c);	/* a last unterminated line */
+		return 0;
 	}
-	for (i = 0; i < n; i++) {
-		if (buf[i] != '\n' && c->len < sizeof(c->line) - 1) {
-			c->line[c->len++] = buf[i];
-			continue;
+	end = buf + n;
+	if (c->len) {		/* finish the line the last read began */
+		nl = memchr(p, '\n', end - p);
+		if (!nl) {
+			line_add(c, p, end - p);
+			return n;
 		}
-		if (buf[i] != '\n')
-			continue;
-		c->line[c->len] = '\0';
-		if (!workload_parse_summary(c->line, &c->report) || verbose)
-			printf("    # | %s\n", c->line);
-		c->len = 0;
+		line_add(c, p, nl - p);
+		line_end(c);
+		p = nl + 1;
 	}
+	nl = p < end ? memrchr(p, '\n', end - p) : NULL;
+	if (nl && (verbose || memmem(p, nl - p, SUMMARY_MARK, strlen(SUMMARY_MARK)))) {
+		while (p <= nl) {
+			const char *e = memchr(p, '\n', nl + 1 - p);
+
+			line_add(c, p, e - p);
+			line_end(c);
+			p = e + 1;
+		}
+	}
+	if (nl)
+		p = nl + 1;
+	line_add(c, p, end - p);
+	return n;
+}
+
+static void child_read(struct child *c)
+{
+	size_t total = 0;
+	ssize_t n;
+
+	while (c->out_fd >= 0 && total < RELAY_BURST &&
+	       (n = child_read_once(c)) > 0)
+		total += n;
 	fflush(stdout);
 }
 
@@ -200,7 +251,7 @@ int child_start(struct child *c, char *const argv[], const char *dir,
  * it has exited and what it left runs on (LEFTOVER_GRACE_S); the tree was
  * killed, or is gone but its stdout is still open (END_DEADLINE_S).
  */
-void child_wait(struct child *c, int timeout, void (*tick)(void *ctx), void *ctx)
+void child_wait(struct child *c, int timeout)
 {
 	double until = now_seconds() + timeout;
 	bool exited = false, ended = false;
@@ -209,9 +260,14 @@ void child_wait(struct child *c, int timeout, void (*tick)(void *ctx), void *ctx
 		struct pollfd pfd = { .fd = c->out_fd, .events = POLLIN };
 		int n;
 
-		tick(ctx);
-		if (c->out_fd >= 0) {
-			n = poll(&pfd, 1, 0);
+		if (c->out_fd < 0) {
+			struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+		} else {
+			/* wakes at once for output; 20 ms bounds how late
+			 * an exit or the deadline is noticed */
+			n = poll(&pfd, 1, 20);
 			if (n > 0)
 				child_read(c);
 			else if (n < 0 && errno != EINTR) {

@@ -44,10 +44,11 @@ struct child {
 int child_start(struct child *c, char *const argv[], const char *dir,
 		int (*track)(pid_t pid, void *ctx), void *ctx);
 
-/* Until the child and everything it started are gone: call tick(ctx)
- * (which may wait up to 20 ms), relay output, reap.  After timeout seconds,
- * or on fsaio_interrupted, the whole tree is killed; leftovers as above.
- * The cgroup is removed before it returns. */
-void child_wait(struct child *c, int timeout, void (*tick)(void *ctx), void *ctx);
+/* Until the child and everything it started are gone: relay its output at
+ * pipe speed, reap.  After timeout seconds, or on fsaio_interrupted, the
+ * whole tree is killed; leftovers as above.  The cgroup is removed before
+ * it returns.  Nothing else runs in this loop: the tracer's records are
+ * consumed on a thread of their own (live/session.h). */
+void child_wait(struct child *c, int timeout);
 
 #endif
