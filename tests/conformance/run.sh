@@ -25,7 +25,8 @@ if [[ ${1:-} == -d ]]; then DIR=$2; shift 2; fi
 OUT=.output/conformance-runs
 mkdir -p "$OUT"
 # The corpus: the programs that moved to workloads/ once fsaio modelled
-# them right, and those still here (the busy loop: its loss is issue 13's).
+# them right, and those still here (the busy loop: whether it loses records
+# depends on the load).
 CORPUS=(aio_leader_exit uring_cq_overflow uring_early_fail uring_enter_busy
 	uring_exit_armed uring_link_fail uring_mixed_ops uring_poll_multishot
 	uring_read_deep uring_read_multishot)
