@@ -537,7 +537,7 @@ part_classes() {
 	jq -n --arg rt "$CLASS_RUNTIME" --arg size "$CLASS_SIZE" --arg cl "$CLASSES" \
 		'{method: "QEMU TCG -icount shift=0,sleep=off (virtual time), 2 vCPUs, 3 GiB; per device class a memory-backed null_blk (configfs; irqmode=2: every request completes from an hrtimer the class latency after submission, no vCPU polls; no volatile cache, so flushes are free) with ext4 on it and one \($size) file laid out and fsynced; caches dropped before every cell; fio iodepth_batch_submit=1, runtime cap max(\($rt) s, 100 x latency) of virtual time or one pass over the file; one boot per kernel; job file ci/bench/table.fio, driver ci/bench/classes-guest.sh. Classes (us): \($cl)",
 		  classes_us: ($cl | split(",") | map(tonumber)),
-		  fsaio_2007: {randread: 2.37, osync_write: 3.76, note: "patched / stock libaio, the 2007 FSAIO patch set on a disk of its day, as cited in issue 14"},
+		  fsaio_2007: {randread: 2.37, osync_write: 3.76, note: "patched / stock libaio, the 2007 FSAIO patch set on a disk of its day, as published with it"},
 		  raw: "vm/classes.jsonl"}' >"$extra"
 	part_file device-classes "$status" "$reason" "$(since "$t0")" "$(kernels_desc)" "$figs" "$ratios" "$extra"
 	msg "device-classes: $status${reason:+ ($reason)} in $(since "$t0") s"

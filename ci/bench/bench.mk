@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# make bench: the benchmark (issue 5), included by the top-level Makefile.
+# make bench: the benchmarks, included by the top-level Makefile.
 #   make bench                        every part: tracer (host) + VM parts (ci/bench/bench-vm.sh)
 #   make bench BENCH_PARTS=tracer     host only (about 2 minutes)
 # Prints the table, writes .output/bench/bench.json (schema fsaio-bench/1,

@@ -55,7 +55,7 @@ FILE_SIZE=128m		# the cached file: fits in memory, larger than the CPU caches
 # QEMU guests and other background work on a shared machine; in tracer.json.
 NICE=${BENCH_NICE:--20}
 URING_DEPTH=8
-# issue 13's goals, fio CPU per read untraced / traced (median of tuples)
+# The tracer's goals, fio CPU per read untraced / traced (median of tuples)
 declare -A GOAL_TRACE=([psync]=">= 0.99" [io_uring]=">= 0.95")
 declare -A GOAL_CHECK=([psync]="" [io_uring]=">= 0.80")
 GOAL_VS_BPFTRACE=">= 1.0"	# bpftrace CPU per read / fsaio trace's: costs no more
@@ -466,7 +466,7 @@ tracer_json() {
 	            (if .e == "psync" then
 	               "fio CPU per read untraced / traced = the throughput ratio on a CPU of its own. pread makes no trace records (@{tracer.traced.\(.g).records_per_io|r3}@ per read, from other tasks); what is left is what every syscall pays while fsaio attaches syscalls:* tracepoints (syscall_trace_enter/exit slow path): @{tracer.traced.\(.g).added_cpu_ns_per_io|r0}@ ns per read"
 	             else
-	               "issue 13: fio CPU per read untraced / traced = the throughput ratio on a CPU of its own. Requests are counted in the kernel (bpf/fsaio_agg.h): @{tracer.traced.\(.g).records_per_io|r3}@ ring-buffer records per read (@{tracer.check.\(.g).records_per_io|r3}@ under fsaio check); tracing adds @{tracer.traced.\(.g).added_cpu_ns_per_io|r0}@ ns of CPU per read (@{tracer.traced.\(.g).added_cpu_ns_per_record|r0}@ ns per record) where 3% would allow @{tracer.untraced.\(.g).cpu_ns_per_io*0.03|r0}@ ns"
+	               "fio CPU per read untraced / traced = the throughput ratio on a CPU of its own. Requests are counted in the kernel (bpf/fsaio_agg.h): @{tracer.traced.\(.g).records_per_io|r3}@ ring-buffer records per read (@{tracer.check.\(.g).records_per_io|r3}@ under fsaio check); tracing adds @{tracer.traced.\(.g).added_cpu_ns_per_io|r0}@ ns of CPU per read (@{tracer.traced.\(.g).added_cpu_ns_per_record|r0}@ ns per record) where 3% would allow @{tracer.untraced.\(.g).cpu_ns_per_io*0.03|r0}@ ns"
 	               + (if $haveprof then "; perf: \($pf["trace_call_bpf"] // 0)% of the traced fio CPU is in BPF programs, \($pf["irq_work_queue"] // 0)% in ring-buffer wakeups (irq_work self-IPI: an APIC write, a VM exit in a guest), \($pf["syscall_trace_enter"] // 0)% in the syscall tracepoint entry path" else "" end)
 	               + "; \($lossline)"
 	             end)),

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make soak: `fsaio trace` on a busy machine for a long time (issue 13).
+# make soak: `fsaio trace` on a busy machine for a long time.
 #
 #   ci/bench/trace-soak.sh [-h]
 #

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # A kernel nobody here built: Debian's own packaged kernel, for the VM tier
-# (issue 14).  Downloads linux-image-<abi>-amd64-unsigned (what
+# (the kernel users have).  Downloads linux-image-<abi>-amd64-unsigned (what
 # linux-image-amd64 depends on, or --abi), unpacks it into the cache and
 # builds an initramfs that loads the modules the VM needs (virtio, 9p for
 # the shared root; loop, device-mapper, null_blk and the scratch file

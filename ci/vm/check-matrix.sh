@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make check-matrix: the suite on every kernel users have (issue 14), and
+# make check-matrix: the suite on every kernel users have, and
 # one table of what each invariant said where.
 #
 #   ci/vm/check-matrix.sh [-h] [--table]

@@ -20,7 +20,7 @@
 #    xfs: aio_write_order and aio_osync_write -D.  xfs takes IOCB_NOWAIT
 #      buffered writes (FOP_BUFFER_WASYNC), where a non-blocking copy can
 #      stop short at a folio it must read: the order, atomicity and
-#      visibility of O_DSYNC writes (issue 12, item 3) there too.
+#      visibility of O_DSYNC writes there too.
 #      And aio_blkcg (io.max, io.stat, the cgroup's release after rmdir)
 #      on a disk that is not a loop device.
 #    A kernel without the file system skips its run with a "# FS:" note
@@ -93,7 +93,7 @@ extra xfs fsaio-xfs.json aio_osync_write -D
 # holds a removed cgroup for 60 s): aio_blkcg checks the release there.
 extra xfs fsaio-xfs-blkcg.json aio_blkcg
 
-# Race amplification (issue 11): a memory-backed null_blk whose completions
+# Race amplification: a memory-backed null_blk whose completions
 # come from a 5 us hrtimer (irqmode=2), so a read's completion races the
 # issuer arming its wait, under a fresh ext4: the many-submitters, ordering
 # and batch workloads once more, and reads whose folios are invalidated
@@ -139,7 +139,7 @@ nullb_run() {
 }
 nullb_run
 
-# 3. fsaio trace on this kernel (issue 13): requests counted in the kernel
+# 3. fsaio trace on this kernel: requests counted in the kernel
 #    (raw io_uring tracepoints where their prototype is known, the fsaio
 #    tracepoints on a patched kernel) must give the programs' own counts:
 #    64 io_uring and 64 libaio cold reads, traced by pid.
@@ -180,7 +180,7 @@ trace_live() {
 trace_live
 rc=$(worse "$rc" $?)
 
-# 4. After every run, as a KTAP document of its own (issue 11): fs.aio-nr
+# 4. After every run, as a KTAP document of its own: fs.aio-nr
 #    and the slab objects back to what they were before the suite, and
 #    the aio_rw workqueue idle: no task with an aio worker function on its
 #    stack within 10 s (a stalled retry, or a worker stuck in a sync step).

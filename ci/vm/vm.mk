@@ -64,7 +64,7 @@ VM_SUFFIX	:= $(if $(FLAVOR),-$(FLAVOR))
 # which the default flavour runs, are left off: KASAN finds what they
 # find here, and each multiplies the slowdown.  Three vCPUs on this
 # machine's two cores: a vCPU descheduled mid-critical-section widens
-# the race windows (issue 11's race amplification).
+# the race windows (race amplification).
 VM_DEBUG_OPTS	:= $(if $(filter debug,$(FLAVOR)),--mem 3G --cpus 3 --append 'nowatchdog acpi=off \
 		   rcupdate.rcu_cpu_stall_timeout=300 kmemleak=off slub_debug=-')
 
