@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * aio_leader_exit: a multi-threaded libaio program whose main thread exits
- * first (class 9 of issue 10).  main sets up one context and starts a
- * worker thread; the worker submits COUNT (default 16) cold 4 KiB reads,
- * main then leaves with pthread_exit(), and once main is a zombie
- * (/proc/self/task/TID/stat) the worker reaps the first batch, submits and
- * reaps a second one, submits a third and calls exit() with it in flight.
+ * first (the process ends with its last thread, not its leader).  main sets
+ * up one context and starts a worker thread; the worker submits COUNT
+ * (default 16) cold 4 KiB reads, main then leaves with pthread_exit(), and
+ * once main is a zombie (/proc/self/task/TID/stat) the worker reaps the
+ * first batch, submits and reaps a second one, submits a third and calls
+ * exit() with it in flight.
  *
  * What the kernel does: the leader's exit does not end the process (the
  * thread group lives while a thread does; the leader stays a zombie), its

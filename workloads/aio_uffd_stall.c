@@ -3,11 +3,12 @@
  * aio_uffd_stall: one process's reads into buffers that stall must not delay
  * another process's reads.
  *
- * Issue 12, item 4.  A resumed read copies to the user buffer in a shared
- * worker.  A child (the staller) registers its buffers with userfaultfd,
- * hands the userfaultfd to the parent and submits COUNT (default 512) cold
- * 4 KiB reads into them in one io_submit; nobody answers the faults yet,
- * so on a patched kernel each retry parks a worker in handle_userfault().
+ * Fairness of the shared workers: a resumed read copies to the user buffer
+ * in a shared worker.  A child (the staller) registers its buffers with
+ * userfaultfd, hands the userfaultfd to the parent and submits COUNT
+ * (default 512) cold 4 KiB reads into them in one io_submit; nobody
+ * answers the faults yet, so on a patched kernel each retry parks a
+ * worker in handle_userfault().
  * Both processes are pinned to CPU 0, where their reads complete and are
  * queued.  Then the parent (the victim) submits 64 cold reads of another
  * file into ordinary buffers: all must complete within 10 s with their

@@ -6,8 +6,8 @@
  * A stock kernel copies each buffered write into the page cache inside
  * io_submit(), in submission order, in one ->write_iter() under the inode
  * lock; only O_SYNC/O_DSYNC's wait for the device comes after.  What an
- * asynchronous O_SYNC write path must keep (issue 12, item 3), checked the
- * way xfstests' generic/ ordering tests do, with one byte value per write:
+ * asynchronous O_SYNC write path must keep, checked the way xfstests'
+ * generic/ ordering tests do, with one byte value per write:
  *
  *  1. Visible when io_submit() returns: a write of 6 KiB at the start of
  *     cold, written pages (the second page partial, so the copy must read

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uring_cq_overflow: more completions than the CQ holds, reaped late
- * (class 2 of issue 10).  A ring with 4 SQ and 4 CQ entries
- * (IORING_SETUP_CQSIZE) gets COUNT (default 64) NOPs, 4 per
- * io_uring_submit, and nothing is reaped until all are submitted.
+ * uring_cq_overflow: more completions than the CQ holds, reaped late (CQ
+ * overflow: CQEs delivered later from the overflow list).  A ring with 4 SQ
+ * and 4 CQ entries (IORING_SETUP_CQSIZE) gets COUNT (default 64) NOPs, 4
+ * per io_uring_submit, and nothing is reaped until all are submitted.
  *
  * What the kernel does: a NOP completes inside io_uring_enter.  The first
  * 4 CQEs fit the CQ (traced io_uring_complete); each later one does not:

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * uring_early_fail: SQEs the kernel rejects, mixed with good cold reads
- * (class 1 of issue 10).  Four rounds; each queues COUNT (default 16) cold
- * 4 KiB buffered reads and five bad SQEs among them, submits until the
- * kernel has consumed every SQE, reaps every CQE and verifies the reads.
+ * (failed at init: requests without a submit event).  Four rounds; each
+ * queues COUNT (default 16) cold 4 KiB buffered reads and five bad SQEs
+ * among them, submits until the kernel has consumed every SQE, reaps every
+ * CQE and verifies the reads.
  *
  * What the kernel does with the bad ones (6.x):
  *  - opcode 255, sqe->flags bit 7, a READ into a kernel address: rejected

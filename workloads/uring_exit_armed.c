@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uring_exit_armed: requests still armed when their process exits, and
- * when their ring is closed (class 4 of issue 10).  Twice, a ring gets a
- * NOP (reaped), COUNT (default 4) reads of the read end of a pipe nobody
- * writes and a poll on it: first in a forked child that reports its count
- * through a pipe and _exit()s without io_uring_queue_exit, then in the
- * process itself, which closes the ring with io_uring_queue_exit.
+ * uring_exit_armed: requests still armed when their process exits, and when
+ * their ring is closed (cancelled at ring teardown, never reaped).  Twice, a
+ * ring gets a NOP (reaped), COUNT (default 4) reads of the read end of a
+ * pipe nobody writes and a poll on it: first in a forked child that reports
+ * its count through a pipe and _exit()s without io_uring_queue_exit, then
+ * in the process itself, which closes the ring with io_uring_queue_exit.
  *
  * What the kernel does: the reads get -EAGAIN and are armed on the pipe's
  * wait queue (io_uring_poll_arm), the poll is armed too; nothing completes.

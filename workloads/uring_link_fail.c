@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * uring_link_fail: linked chains (IOSQE_IO_LINK) whose head or a member
- * fails (class 5 of issue 10).  Four chains of 4 cold 4 KiB reads of one
- * file, all in one io_uring_submit:
+ * fails (the rest of the chain cancelled).  Four chains of 4 cold 4 KiB
+ * reads of one file, all in one io_uring_submit:
  *   A: every read good (baseline);
  *   B: the head reads fd -1: fails at issue with -EBADF;
  *   C: the head reads into a kernel address: rejected at init with -EFAULT

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * uring_mixed_ops: reads mixed with poll, timeout, splice, statx and nop in
- * one submit (class 8 of issue 10).  One io_uring_submit of COUNT (default
- * 8) cold 4 KiB reads of a test file and: a POLL_ADD (POLLIN) on an empty
- * pipe, a 20 ms TIMEOUT, a SPLICE of 4 KiB from the file into a second
- * pipe, a STATX of the file and a NOP.  Once submitted, the first pipe is
- * written, which fires the poll.  Every result is checked: read data,
- * POLLIN, -ETIME, the spliced bytes, stx_size, 0.
+ * one submit (mixed opcodes, counted per opcode).  One io_uring_submit of
+ * COUNT (default 8) cold 4 KiB reads of a test file and: a POLL_ADD
+ * (POLLIN) on an empty pipe, a 20 ms TIMEOUT, a SPLICE of 4 KiB from the
+ * file into a second pipe, a STATX of the file and a NOP.  Once submitted,
+ * the first pipe is written, which fires the poll.  Every result is checked:
+ * read data, POLLIN, -ETIME, the spliced bytes, stx_size, 0.
  *
  * What the kernel does: the NOP completes inline; the reads arm page waits
  * and complete by task_work; statx and splice (of a regular file) cannot

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * uring_poll_multishot: one multishot poll, many CQEs, then cancelled
- * (class 3 of issue 10).  IORING_POLL_ADD_MULTI on the read end of a pipe;
- * the pipe is written COUNT (default 16) times, each time the CQE is
- * awaited and the byte read back out; then IORING_OP_POLL_REMOVE cancels
- * the poll.
+ * (multishot: one request, many CQEs).  IORING_POLL_ADD_MULTI on the read
+ * end of a pipe; the pipe is written COUNT (default 16) times, each time
+ * the CQE is awaited and the byte read back out; then IORING_OP_POLL_REMOVE
+ * cancels the poll.
  *
  * What the kernel does: every wakeup posts a CQE with POLLIN and
  * IORING_CQE_F_MORE (the request stays armed); the cancel completes the

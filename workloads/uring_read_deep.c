@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uring_read_deep: 1024 cold 4 KiB buffered reads in one io_uring_enter
- * (class 7 of issue 10): uring_read_batch at depth 1024 (-n COUNT), 64 KiB
- * apart, readahead off, one ring of COUNT entries, one io_uring_submit;
- * CQEs checked exactly once by user_data, every byte verified.
+ * uring_read_deep: 1024 cold 4 KiB buffered reads in one io_uring_enter,
+ * deeper than the device queue (block-layer tag waits, not page waits).  It
+ * is uring_read_batch at depth 1024 (-n COUNT), 64 KiB apart, readahead
+ * off, one ring of COUNT entries, one io_uring_submit; CQEs checked exactly
+ * once by user_data, every byte verified.
  *
  * What the kernel does: each read is tried nonblocking in the submit call;
  * a page-cache miss starts the device read and arms a wait_page_queue

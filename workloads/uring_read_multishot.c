@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * uring_read_multishot: one multishot read with provided buffers, until
- * the buffers run out (class 3 of issue 10).  A buffer ring of COUNT
- * (default 8) 64-byte buffers (IORING_REGISTER_PBUF_RING, group 1) and one
- * IORING_OP_READ_MULTISHOT (6.7+; skipped where the probe lacks it) on the
- * read end of a pipe; the pipe gets COUNT distinct messages, each awaited
- * and checked in the buffer the CQE names, and then one more.
+ * uring_read_multishot: one multishot read with provided buffers, until the
+ * buffers run out (multishot: one request, many CQEs).  A buffer ring of
+ * COUNT (default 8) 64-byte buffers (IORING_REGISTER_PBUF_RING, group 1)
+ * and one IORING_OP_READ_MULTISHOT (6.7+; skipped where the probe lacks it)
+ * on the read end of a pipe; the pipe gets COUNT distinct messages, each
+ * awaited and checked in the buffer the CQE names, and then one more.
  *
  * What the kernel does: every message is read into the next provided
  * buffer and posted with IORING_CQE_F_BUFFER (buffer id in the upper 16

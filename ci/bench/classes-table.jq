@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The device-classes table in markdown, from a part file or bench.json:
 #   jq -r -f ci/bench/classes-table.jq .output/bench/parts/device-classes.json
-# (ci/README.md "device-classes" holds its output for the committed run).
+# (docs/benchmarks.md: how to print it for the committed run).
 def v($s; $g): (.figures | map(select(.id == "device-classes.\($s).\($g).iops")) | .[0].value) // null;
 def f: if . == null then "?" elif . >= 100 then (. | round | tostring) else (. * 10 | round / 10 | tostring) end;
 . as $p

@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fsaio: trace and check asynchronous buffered file I/O.
- *
- *   fsaio [-v] trace  [-d SEC] [-i SEC] [-p PID] [-c COMM] [--json F] [--record F]
- *   fsaio [-v] check  [--json F] [--record F] [WORKLOAD...] | -- CMD [ARGS...]
- *   fsaio [-v] replay [--json F] FILE
- *   fsaio [-v] features
- *   fsaio list
- *   fsaio compare [-c] [-s] A.json B.json
- *   fsaio bench show FILE
+ * fsaio: trace and check asynchronous buffered file I/O.  The command
+ * table; each command parses its own options (options.c).  Every command
+ * and option is documented in docs/fsaio.1, which tests/docs/check-docs.sh
+ * keeps in step with the --help texts.
  */
 #include <stdio.h>
 #include <string.h>
@@ -49,7 +44,8 @@ static void usage(FILE *f)
 		"  fsaio check -- ./my-aio-prog     check any program\n"
 		"  fsaio trace -d 10                trace everything for 10 s\n\n"
 		"Exit status: 0 pass, 1 fail, 4 skip (kselftest), 5 error (no verdict),\n"
-		"64 usage.\n");
+		"64 usage.\n\n"
+		"See man ./docs/fsaio.1 (every command and option) or docs/.\n");
 }
 
 int main(int argc, char **argv)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The --json summary (schema in README "JSON summary"). */
+/* The --json summary (schema in docs/reporting.md). */
 #include <errno.h>
 #include <string.h>
 #include <json-c/json.h>

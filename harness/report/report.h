@@ -41,7 +41,7 @@ void report_text_losses(FILE *f, const struct checker_stats *s);
  * cq_dropped, kernel.features.libaio_async (1 had none of them). */
 #define REPORT_JSON_SCHEMA	2
 
-/* The --json summary (schema in README "JSON summary").  mode is "check",
+/* The --json summary (schema in docs/reporting.md).  mode is "check",
  * "trace" or "replay".  Returns 0 or -errno with a reason in err. */
 int report_json_write(const char *path, const char *mode, const char *release,
 		      uint32_t features, struct run_result *runs, int nr_runs,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * uring_enter_busy: io_uring_enter in a tight loop, as completion-polling
- * programs do (class 6 of issue 10).  Two phases of -c CALLS (default
- * 1000000) io_uring_enter calls each, on one ring:
+ * programs do (a busy enter loop: the highest record rate).  Two phases of
+ * -c CALLS (default 1000000) io_uring_enter calls each, on one ring:
  *   1. IORING_ENTER_GETEVENTS with min_complete 0 and nothing in flight
  *      (a reaper polling an idle ring);
  *   2. one NOP per call, submitted and waited for in the same call
