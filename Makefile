@@ -129,20 +129,24 @@ unit: $(UNIT_TESTS) ## the unit tests (kselftest_harness), linked against the pu
 e2e: all ## the end-to-end tests on the running kernel (tests/e2e/run.sh [NAME...])
 	tests/e2e/run.sh
 
+# The docs tell the truth: links and paths exist, every option is in the
+# man page, README stays short, no work-tracking words (tests/docs/).
+DOC_CHECK := tests/docs/check-docs.sh
+
 VMTIER	?= both
 check: all $(UNIT_TESTS) ## unit + e2e on this kernel + the suite in QEMU on stock and patched 6.12 (VMTIER=stock|patched|none)
 	@$(if $(filter none,$(VMTIER)),,ci/install-deps.sh --check --vm &&) \
-	tests/run-all.sh $(if $(filter none,$(VMTIER)),,--vm $(VMTIER)) $(UNIT_TESTS)
+	tests/run-all.sh $(if $(filter none,$(VMTIER)),,--vm $(VMTIER)) $(UNIT_TESTS) $(DOC_CHECK)
 
 # The debug flavour (KASAN, lockdep on top of the default detectors) of the
 # patched kernel: slower to build (cold ~25 min) and to run, so not in
 # `make check`; resolving a change to the series requires it.
 check-debug: all $(UNIT_TESTS) ## make check on the KASAN + lockdep flavour of the patched kernel
 	@ci/install-deps.sh --check --vm && \
-	FLAVOR=debug tests/run-all.sh --vm patched $(UNIT_TESTS)
+	FLAVOR=debug tests/run-all.sh --vm patched $(UNIT_TESTS) $(DOC_CHECK)
 
 check-host: all $(UNIT_TESTS) ## unit + e2e tests on the running kernel only
-	@tests/run-all.sh $(UNIT_TESTS)
+	@tests/run-all.sh $(UNIT_TESTS) $(DOC_CHECK)
 
 run: all ## the main job: fsaio check over the default workload suite
 	./fsaio check
