@@ -60,10 +60,11 @@ static const struct argp_option check_options[] = {
 	{},
 };
 
+/* A week: a workload that runs longer is not a test. */
+#define MAX_TIMEOUT_S	(7 * 86400)
+
 static error_t check_parse(int key, char *arg, struct argp_state *state)
 {
-	char *end;
-
 	switch (key) {
 	case 'f':
 		args.fstype = arg;
@@ -81,16 +82,10 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 		args.no_fentry = true;
 		break;
 	case 's':
-		errno = 0;
-		args.settle_ms = strtol(arg, &end, 10);
-		if (errno || *end || args.settle_ms < 0 || args.settle_ms > 600000)
-			argp_error(state, "--settle wants milliseconds (0..600000), not '%s'", arg);
+		args.settle_ms = option_number(state, "--settle (milliseconds)", arg, 0, 600000);
 		break;
 	case 't':
-		errno = 0;
-		args.timeout = strtol(arg, &end, 10);
-		if (errno || *end || args.timeout <= 0)
-			argp_error(state, "--timeout wants a positive number of seconds, not '%s'", arg);
+		args.timeout = option_number(state, "--timeout (seconds)", arg, 1, MAX_TIMEOUT_S);
 		break;
 	case ARGP_KEY_ARGS:
 		/* argp stops at "--": everything after it is the command. */

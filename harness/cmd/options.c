@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The argp children shared by check, trace and replay. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include "cmd/options.h"
@@ -36,9 +37,22 @@ static const struct argp_option record_options[] = {
 	{},
 };
 
-static error_t record_parse(int key, char *arg, struct argp_state *state)
+long option_number(struct argp_state *state, const char *what, const char *arg,
+		   long min, long max)
 {
 	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	/* "010" is ten, not octal 8: base 10 above; no sign, no blanks */
+	if (errno || end == arg || *end || !isdigit((unsigned char)arg[0]) || v < min || v > max)
+		argp_error(state, "%s wants a number from %ld to %ld, not '%s'", what, min, max, arg);
+	return v;
+}
+
+static error_t record_parse(int key, char *arg, struct argp_state *state)
+{
 	long v;
 
 	switch (key) {
@@ -46,9 +60,8 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		output_opts.record = arg;
 		return 0;
 	case 'b':
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || *end || v <= 0 || v > 1024 || (v & (v - 1)))
+		v = option_number(state, "--ringbuf-mb", arg, 1, 1024);
+		if (v & (v - 1))
 			argp_error(state, "--ringbuf-mb wants a power of two from 1 to 1024, not '%s'",
 				   arg);
 		output_opts.ringbuf_mb = v;

@@ -15,6 +15,14 @@ struct output_opts {
 };
 extern struct output_opts output_opts;
 
+/*
+ * A decimal number from min to max for option `what`, or argp_error()
+ * saying so.  The one place a command-line number is read: the range is
+ * checked on the long it was read into, before any narrowing.
+ */
+long option_number(struct argp_state *state, const char *what, const char *arg,
+		   long min, long max);
+
 /* -j/--json, -v/--verbose */
 extern const struct argp output_argp;
 /* -r/--record, -b/--ringbuf-mb: what a tracing command records */

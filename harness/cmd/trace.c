@@ -2,6 +2,7 @@
 /* fsaio trace / features: watch the live system. */
 #include <argp.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,37 +42,47 @@ static const struct argp_option trace_options[] = {
 	{},
 };
 
-static long parse_positive(struct argp_state *state, const char *what,
-			   const char *arg, long max)
+/* A process that --pid can trace: alive, not a zombie.  kill(0, 0) would
+ * succeed for pid 0 (the caller's process group), so pids start at 1. */
+static bool pid_traceable(pid_t pid)
 {
-	char *end;
-	long v;
+	char path[64], buf[512], *p, state;
+	ssize_t n;
+	int fd;
 
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || *end || v < 0 || v > max)
-		argp_error(state, "%s wants a number from 0 to %ld, not '%s'", what, max, arg);
-	return v;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* comm may hold spaces and parentheses */
+	return p && sscanf(p + 1, " %c", &state) == 1 && state != 'Z' && state != 'X';
 }
 
 static error_t trace_parse(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
 	case 'd':
-		targs.duration = parse_positive(state, "--duration", arg, 86400 * 365);
+		targs.duration = option_number(state, "--duration", arg, 0, 86400 * 365);
 		break;
 	case 'i':
-		targs.interval = parse_positive(state, "--interval", arg, 86400);
+		targs.interval = option_number(state, "--interval", arg, 0, 86400);
 		break;
 	case 'p':
 		if (targs.nr_pids == MAX_PIDS)
 			argp_error(state, "at most %d --pid options", MAX_PIDS);
-		targs.pids[targs.nr_pids] = parse_positive(state, "--pid", arg, INT32_MAX);
-		if (kill(targs.pids[targs.nr_pids], 0) && errno == ESRCH)
-			argp_error(state, "no process with pid %s", arg);
+		targs.pids[targs.nr_pids] = option_number(state, "--pid", arg, 1, INT32_MAX);
+		if (!pid_traceable(targs.pids[targs.nr_pids]))
+			argp_error(state, "no live process with pid %s (gone, or a zombie)", arg);
 		targs.nr_pids++;
 		break;
 	case 'c':
+		if (!arg[0])
+			argp_error(state, "--comm wants a task name, not ''");
 		if (strlen(arg) >= FSAIO_COMM_LEN)
 			argp_error(state, "--comm: task names are at most %d characters",
 				   FSAIO_COMM_LEN - 1);
@@ -84,9 +95,7 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		targs.per_event = true;
 		break;
 	case 's':
-		targs.stacks = arg ? parse_positive(state, "--stacks", arg, 16) : 5;
-		if (!targs.stacks)
-			argp_error(state, "--stacks wants 1 to 16");
+		targs.stacks = arg ? option_number(state, "--stacks", arg, 1, 16) : 5;
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'; to trace a command use 'fsaio check -- CMD'", arg);
