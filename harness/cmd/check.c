@@ -34,10 +34,12 @@ static struct check_args {
 	bool per_event;		/* no folding in BPF: every record to user space */
 	bool no_fentry;		/* tracepoints only, as SystemTap's source sees */
 	int settle_ms;		/* workload_resources: wait this long for frees */
+	int skip_code;		/* -- CMD exiting with it skipped itself; 0 none */
 	char **names;
 	int nr_names;
 	char **cmd;		/* after "--" */
-} args = { .fstype = "ext4", .timeout = 300, .settle_ms = 10000 };
+} args = { .fstype = "ext4", .timeout = 300, .settle_ms = 10000,
+	   .skip_code = COMMAND_SKIP_CODE };
 
 static const struct argp_option check_options[] = {
 	{ "timeout", 't', "SEC", 0, "kill a workload still running after SEC seconds (default 300)" },
@@ -57,6 +59,9 @@ static const struct argp_option check_options[] = {
 	  "plain io_uring lifecycles in the kernel (--record implies it)" },
 	{ "no-fentry", 'F', NULL, 0, "use tracepoints only, even where fentry loads "
 	  "(what stap/fsaio.stp observes: its logs compare record for record)" },
+	{ "skip-code", 'k', "N", 0, "'-- CMD' exiting with N skipped itself: the run is a "
+	  "SKIP, not a failure (default 77, the automake and liburing convention; 0: "
+	  "none).  The suite's workloads skip with 4, kselftest's KSFT_SKIP" },
 	{},
 };
 
@@ -83,6 +88,9 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 's':
 		args.settle_ms = option_number(state, "--settle (milliseconds)", arg, 0, 600000);
+		break;
+	case 'k':
+		args.skip_code = option_number(state, "--skip-code", arg, 0, 255);
 		break;
 	case 't':
 		args.timeout = option_number(state, "--timeout (seconds)", arg, 1, MAX_TIMEOUT_S);
@@ -184,7 +192,8 @@ static int run_workload(struct session *s, const struct workload *w,
 	if (fio_json[0])
 		unlink(fio_json);
 	snprintf(r->summary_line, sizeof(r->summary_line), "%s", c.report.line);
-	check_exit(r, w, &c, args.timeout);
+	check_exit(r, w, &c, args.timeout,
+		   w->kind == WL_COMMAND ? args.skip_code : EXIT_SKIP);
 	check_agreement(r, w, &c);
 	check_resources(&r->run_checks[RUN_CHECK_RESOURCES], &res, args.exclusive, &settle);
 	return 0;

@@ -111,7 +111,7 @@ void check_agreement(struct run_result *r, const struct workload *w,
 }
 
 void check_exit(struct run_result *r, const struct workload *w,
-		const struct child *c, int timeout)
+		const struct child *c, int timeout, int skip_code)
 {
 	struct invariant_result *ir = &r->run_checks[RUN_CHECK_EXIT];
 	const char *name = "workload_exit";
@@ -136,12 +136,14 @@ void check_exit(struct run_result *r, const struct workload *w,
 	else if (WIFSIGNALED(st))
 		invariant_set(ir, name, VERDICT_FAIL, 1, "workload killed by signal %d (%s)%s",
 			  WTERMSIG(st), strsignal(WTERMSIG(st)), left);
-	else if (r->exit_status == EXIT_SKIP)
-		invariant_set(ir, name, VERDICT_SKIP, 1, "workload skipped itself%s", left);
+	else if (skip_code && r->exit_status == skip_code)
+		invariant_set(ir, name, VERDICT_SKIP, 1, "%s skipped itself (exit %d)%s",
+			      w->kind == WL_COMMAND ? "command" : "workload", skip_code, left);
 	else if (r->exit_status)
-		invariant_set(ir, name, VERDICT_FAIL, 1,
-			  "workload exited with status %d (data or result check failed)%s",
-			  r->exit_status, left);
+		invariant_set(ir, name, VERDICT_FAIL, 1, "%s exited with status %d%s%s",
+			  w->kind == WL_PROGRAM ? "workload" : w->kind == WL_FIO ? "fio" : "command",
+			  r->exit_status,
+			  w->kind == WL_PROGRAM ? " (data or result check failed)" : "", left);
 	else
 		invariant_set(ir, name, VERDICT_PASS, 1, "%s%s",
 			  w->kind == WL_PROGRAM ? "exit 0, every byte read verified" :
