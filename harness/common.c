@@ -49,6 +49,10 @@ void fsaio_install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* Past RLIMIT_FSIZE a write fails with EFBIG, which the log and JSON
+	 * writers report and clean up after, as for ENOSPC; the default
+	 * action would kill fsaio and leave the traced tree running. */
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 double now_seconds(void)

@@ -2,6 +2,9 @@
 /* The --json summary (schema in docs/reporting.md). */
 #include <errno.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <json-c/json.h>
 #include "common.h"
 #include "core/features.h"
@@ -168,6 +171,34 @@ static json_object *json_run(const struct run_result *r, const char *mode)
 	json_object_object_add(o, "records_counted_in_kernel", json_u64(s->aggregated));
 	return o;
 }
+/*
+ * Write the document whole or not at all: into a temporary file beside it,
+ * renamed over path once complete, so a full disk or RLIMIT_FSIZE leaves
+ * no JSON cut short.  A path that is not a regular file (/dev/stdout, a
+ * pipe) is written directly.  0 or -errno.
+ */
+static int write_whole(const char *path, struct json_object *root)
+{
+	const int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE;
+	char tmp[PATH_MAX];
+	struct stat st;
+	int ret = 0;
+
+	if ((!stat(path, &st) && !S_ISREG(st.st_mode)) ||
+	    snprintf(tmp, sizeof(tmp), "%s.tmp-%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
+		if (json_object_to_file_ext(path, root, flags) < 0)
+			return errno ? -errno : -EIO;
+		return 0;
+	}
+	if (json_object_to_file_ext(tmp, root, flags) < 0)
+		ret = errno ? -errno : -EIO;
+	else if (rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
 
 int report_json_write(const char *path, const char *mode, const char *release,
 		      uint32_t features, struct run_result *runs, int nr_runs,
@@ -230,11 +261,9 @@ int report_json_write(const char *path, const char *mode, const char *release,
 	json_object_object_add(root, "lost_by_cause", json_losses(&sum));
 	json_object_object_add(root, "runs", arr);
 
-	if (json_object_to_file_ext(path, root, JSON_C_TO_STRING_PRETTY |
-				    JSON_C_TO_STRING_NOSLASHESCAPE) < 0) {
-		ret = -errno ? -errno : -EIO;
+	ret = write_whole(path, root);
+	if (ret)
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-ret));
-	}
 	json_object_put(root);
 	return ret;
 }

@@ -197,6 +197,7 @@ int child_start(struct child *c, char *const argv[], const char *dir,
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
+		signal(SIGXFSZ, SIG_DFL);	/* ignored dispositions survive exec */
 		dup2(out[1], STDOUT_FILENO);
 		if (dir)
 			setenv("FSAIO_DIR", dir, 1);
