@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Diagnostics, signals, clock and kernel release shared by every layer. */
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include "common.h"
@@ -72,3 +74,27 @@ const char *kernel_release(void)
 	return u.release;
 }
 
+
+bool fsaio_pid_dead(pid_t pid)
+{
+	char path[64], buf[512], *comm, *end, state;
+	FILE *f;
+	size_t n;
+
+	if (pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "pid (comm) state ...": a zombie is dead, whatever its name */
+	comm = strchr(buf, '(');
+	end = strrchr(buf, ')');
+	if (!comm || !end || sscanf(end + 1, " %c", &state) != 1)
+		return false;
+	*end = '\0';
+	return state == 'Z' || state == 'X' || strcmp(comm + 1, "fsaio");
+}

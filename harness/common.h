@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "exit_status.h"
 
@@ -25,5 +26,9 @@ double now_seconds(void);
 
 /* uname -r */
 const char *kernel_release(void);
+
+/* pid is no running fsaio: gone, or reused by another program.  What an
+ * fsaio names after its pid (cgroups, scratch mounts) is an orphan then. */
+bool fsaio_pid_dead(pid_t pid);
 
 #endif

@@ -128,6 +128,9 @@ static const char check_doc[] =
 	"An io_uring request with nothing but its submit and one plain final CQE is\n"
 	"counted in the kernel and sends no record (-E/--per-event and --record send\n"
 	"every one); anything else said about it sends its whole history.\n"
+	"If fsaio is killed (SIGKILL, the OOM killer), the command it ran dies with it\n"
+	"(PR_SET_PDEATHSIG); what that command started, its cgroup and the suite's\n"
+	"scratch mount are removed by the next 'fsaio check' as root.\n"
 	"Exit status: 0 pass, 1 fail, 4 skip, 5 error (no verdict), 64 usage.";
 
 static int track(pid_t pid, void *ctx)
@@ -276,6 +279,12 @@ int cmd_check(int argc, char **argv)
 
 	fsaio_install_signals();
 	atexit(cleanup_at_exit);
+	/* What an fsaio killed before its teardown left: its commands still
+	 * running in their cgroups, its scratch mounts (check --help). */
+	if (geteuid() == 0) {
+		run_cgroup_reap_orphans();
+		scratch_reap_orphans();
+	}
 	ret = session_open(&s, &topts, output_opts.record, args.cmd ? args.cmd[0] : "suite");
 	if (ret)
 		return ret;

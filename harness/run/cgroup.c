@@ -272,6 +272,45 @@ int run_cgroup_destroy(struct run_cgroup *cg, double timeout)
 	return ret;
 }
 
+int run_cgroup_reap_orphans(void)
+{
+	char mnt[PATH_MAX], own[PATH_MAX], parent[2][PATH_MAX];
+	int i, nr = 0, reaped = 0;
+
+	if (unified_mount(mnt, sizeof(mnt)))
+		return 0;
+	if (!own_cgroup(own, sizeof(own)) && strcmp(own, "/"))
+		snprintf(parent[nr++], PATH_MAX, "%s%s", mnt, own);
+	snprintf(parent[nr++], PATH_MAX, "%s", mnt);
+	for (i = 0; i < nr; i++) {
+		DIR *d = opendir(parent[i]);
+		struct dirent *de;
+
+		if (!d)
+			continue;
+		while ((de = readdir(d))) {
+			struct run_cgroup cg;
+			unsigned int n;
+			int pid, killed;
+
+			if (de->d_type != DT_DIR ||
+			    sscanf(de->d_name, "fsaio-%d-%u", &pid, &n) != 2 ||
+			    !fsaio_pid_dead(pid))
+				continue;
+			snprintf(cg.path, sizeof(cg.path), "%s/%s", parent[i], de->d_name);
+			killed = run_cgroup_kill(&cg);
+			fsaio_err("removing %s, left by fsaio %d which died before its"
+				   " teardown (%d process%s killed)", cg.path, pid, killed,
+				   killed == 1 ? "" : "es");
+			if (run_cgroup_destroy(&cg, 5))
+				continue;	/* said by run_cgroup_destroy */
+			reaped++;
+		}
+		closedir(d);
+	}
+	return reaped;
+}
+
 void run_cgroup_destroy_all(void)
 {
 	struct run_cgroup cg;

@@ -39,6 +39,11 @@ int run_cgroup_kill(const struct run_cgroup *cg);
  * when processes survived (the directory is then left, and said so). */
 int run_cgroup_destroy(struct run_cgroup *cg, double timeout);
 
+/* Kill and remove the fsaio-<pid>-<n> cgroups whose fsaio died without
+ * its teardown (SIGKILL, the OOM killer), with what still ran in them;
+ * each is named on stderr.  Returns how many. */
+int run_cgroup_reap_orphans(void);
+
 /* Destroy every cgroup still there; at exit, so an error path that
  * forgets one leaves no process and no directory. */
 void run_cgroup_destroy_all(void);

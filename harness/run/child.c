@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -165,6 +166,7 @@ int child_start(struct child *c, char *const argv[], const char *dir,
 {
 	static bool said;
 	int out[2], go[2], errp[2], e = 0, ret;
+	pid_t parent;
 	char ch, why[1024];
 
 	memset(c, 0, sizeof(*c));
@@ -184,6 +186,7 @@ int child_start(struct child *c, char *const argv[], const char *dir,
 		close_pair(go);
 		return EXIT_ERROR;
 	}
+	parent = getpid();
 	c->pid = fork();
 	if (c->pid < 0) {
 		fsaio_err("fork: %s", strerror(errno));
@@ -193,6 +196,12 @@ int child_start(struct child *c, char *const argv[], const char *dir,
 		return EXIT_ERROR;
 	}
 	if (c->pid == 0) {
+		/* fsaio killed (SIGKILL, the OOM killer) takes the command with
+		 * it; what the command started is ended by the next fsaio
+		 * (run_cgroup_reap_orphans).  The parent may be gone already. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
 		setpgid(0, 0);	/* so a timeout can kill the whole tree */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);

@@ -14,6 +14,7 @@
  *    as soon as the loop device holds it, so even a SIGKILL leaves at most
  *    a mount behind: unmounting it frees the loop device and the image.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/loop.h>
@@ -28,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "run/scratch.h"
 
 #define SCRATCH_MAX	8
@@ -398,8 +400,8 @@ static int make_image(struct scratch *s, unsigned size_mb, char *err,
 {
 	int fd;
 
-	snprintf(s->image, sizeof(s->image), "%s/fsaio-img-XXXXXX",
-		 scratch_dir());
+	snprintf(s->image, sizeof(s->image), "%s/fsaio-img-%d-XXXXXX",
+		 scratch_dir(), (int)getpid());
 	fd = mkostemp(s->image, O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(err, errlen,
@@ -465,8 +467,8 @@ int scratch_setup(struct scratch *s, unsigned size_mb, const char *fstype,
 			s->loopdev);
 	if (make_fs(s, fstype, err, errlen))
 		goto fail;
-	snprintf(s->mountpoint, sizeof(s->mountpoint), "%s/fsaio-mnt-XXXXXX",
-		 scratch_dir());
+	snprintf(s->mountpoint, sizeof(s->mountpoint), "%s/fsaio-mnt-%d-XXXXXX",
+		 scratch_dir(), (int)getpid());
 	if (!mkdtemp(s->mountpoint)) {
 		snprintf(err, errlen, "mkdtemp in %s: %s: set FSAIO_SCRATCH_DIR",
 			 scratch_dir(), strerror(errno));
@@ -497,4 +499,57 @@ int drop_caches(void)
 		ret = errno ? -errno : -EIO;
 	close(fd);
 	return ret;
+}
+
+/* The pid in an fsaio-mnt-<pid>-* or fsaio-img-<pid>-* name, or 0. */
+static int orphan_pid(const char *name)
+{
+	int pid;
+
+	if (sscanf(name, "fsaio-mnt-%d-", &pid) != 1 &&
+	    sscanf(name, "fsaio-img-%d-", &pid) != 1)
+		return 0;
+	return fsaio_pid_dead(pid) ? pid : 0;
+}
+
+int scratch_reap_orphans(void)
+{
+	const char *dir = scratch_dir();
+	char line[2 * PATH_MAX], mp[PATH_MAX], path[PATH_MAX];
+	size_t dlen = strlen(dir);
+	struct dirent *de;
+	int reaped = 0, pid;
+	FILE *f;
+	DIR *d;
+
+	/* mounts first: the loop device (autoclear) goes with the last one */
+	f = fopen("/proc/self/mountinfo", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*d %*d %*s %*s %4095s", mp) != 1 ||
+		    strncmp(mp, dir, dlen) || mp[dlen] != '/' ||
+		    !(pid = orphan_pid(mp + dlen + 1)))
+			continue;
+		if (umount2(mp, 0) && umount2(mp, MNT_DETACH)) {
+			fsaio_err("cannot unmount %s, left by fsaio %d: %s", mp, pid,
+				  strerror(errno));
+			continue;
+		}
+		fsaio_err("unmounted %s, left by fsaio %d which died before its teardown",
+			   mp, pid);
+		reaped++;
+	}
+	if (f)
+		fclose(f);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		if (!(pid = orphan_pid(de->d_name)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (!strncmp(de->d_name, "fsaio-mnt-", 10) ? rmdir(path) : unlink(path))
+			continue;	/* still mounted (said above), or not ours to remove */
+		reaped++;
+	}
+	if (d)
+		closedir(d);
+	return reaped;
 }

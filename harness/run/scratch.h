@@ -32,6 +32,13 @@ void scratch_teardown(struct scratch *s);
 /* Tear down every scratch still set up; registered with atexit. */
 void scratch_teardown_all(void);
 
+/* Unmount and remove the scratch mounts (and any image not yet unlinked)
+ * of an fsaio that died before its teardown (SIGKILL, the OOM killer):
+ * fsaio-mnt-<pid>-* and fsaio-img-<pid>-* in the scratch directory whose
+ * pid is no running fsaio.  Run after run_cgroup_reap_orphans(), which
+ * ends the processes that kept files open there.  Returns how many. */
+int scratch_reap_orphans(void);
+
 /* sync + echo 3 > /proc/sys/vm/drop_caches.  Returns 0 or -errno. */
 int drop_caches(void);
 
