@@ -72,6 +72,8 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
 	case 'f':
+		if (strcmp(arg, "ext4") && strcmp(arg, "xfs"))
+			argp_error(state, "--fs takes ext4 or xfs, not '%s'", arg);
 		args.fstype = arg;
 		break;
 	case 'l':

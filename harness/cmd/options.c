@@ -2,11 +2,83 @@
 /* The argp children shared by check, trace and replay. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cmd/options.h"
 #include "common.h"
 
 struct output_opts output_opts;
+
+/* dirname(path) without changing path; "." for a bare name. */
+static void dir_of(const char *path, char *dir, size_t len)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	snprintf(dir, len, "%s", dirname(tmp));
+}
+
+/*
+ * An output file the run can write: told before anything is loaded or
+ * set up, not after the whole run.  0 or an errno.
+ */
+static int writable(const char *path)
+{
+	char dir[PATH_MAX], probe[PATH_MAX + 32];
+	struct stat st;
+	int fd;
+
+	if (!path[0])
+		return ENOENT;
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			return EISDIR;
+		if (!S_ISREG(st.st_mode))	/* /dev/stdout, a pipe */
+			return access(path, W_OK) ? errno : 0;
+	} else if (errno != ENOENT) {
+		return errno;
+	}
+	/* Files are written beside themselves and renamed (report/json.c);
+	 * root passes access() anywhere, so create one to know. */
+	dir_of(path, dir, sizeof(dir));
+	snprintf(probe, sizeof(probe), "%s/.fsaio-probe-%d", dir, (int)getpid());
+	fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	unlink(probe);
+	return 0;
+}
+
+/* a and b name one file (existing or to be created). */
+static bool same_file(const char *a, const char *b)
+{
+	char da[PATH_MAX], db[PATH_MAX], ra[PATH_MAX], rb[PATH_MAX];
+	char ta[PATH_MAX], tb[PATH_MAX];
+	struct stat sa, sb;
+
+	if (!stat(a, &sa) && !stat(b, &sb))
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	dir_of(a, da, sizeof(da));
+	dir_of(b, db, sizeof(db));
+	snprintf(ta, sizeof(ta), "%s", a);
+	snprintf(tb, sizeof(tb), "%s", b);
+	return realpath(da, ra) && realpath(db, rb) && !strcmp(ra, rb) &&
+	       !strcmp(basename(ta), basename(tb));
+}
+
+static void need_writable(struct argp_state *state, const char *opt, const char *path)
+{
+	int e = path ? writable(path) : 0;
+
+	if (e)
+		argp_error(state, "%s %s: cannot write there (%s)", opt, path, strerror(e));
+}
 
 static const struct argp_option output_options[] = {
 	{ "json", 'j', "FILE", 0, "write the JSON summary to FILE" },
@@ -22,6 +94,9 @@ static error_t output_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'v':
 		verbose = true;
+		return 0;
+	case ARGP_KEY_END:
+		need_writable(state, "--json", output_opts.json);
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -65,6 +140,13 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--ringbuf-mb wants a power of two from 1 to 1024, not '%s'",
 				   arg);
 		output_opts.ringbuf_mb = v;
+		return 0;
+	case ARGP_KEY_END:
+		need_writable(state, "--record", output_opts.record);
+		if (output_opts.record && output_opts.json &&
+		    same_file(output_opts.record, output_opts.json))
+			argp_error(state, "--record and --json name one file (%s): give two",
+				   output_opts.json);
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

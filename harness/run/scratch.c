@@ -24,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -363,6 +364,11 @@ static int make_fs(const struct scratch *s, const char *fstype, char *err,
 		char *argv[] = { "mkfs.ext4", "-q", "-F", "-E",
 				 "lazy_itable_init=0,lazy_journal_init=0", dev,
 				 NULL };
+
+		if (!have_prog("mkfs.ext4")) {
+			snprintf(err, errlen, "mkfs.ext4 not found: install e2fsprogs");
+			return -1;
+		}
 		rc = run_cmd(argv);
 	} else if (!strcmp(fstype, "xfs")) {
 		char *argv[] = { "mkfs.xfs", "-q", "-f", dev, NULL };
@@ -380,7 +386,7 @@ static int make_fs(const struct scratch *s, const char *fstype, char *err,
 	}
 	if (rc) {
 		snprintf(err, errlen,
-			 "mkfs.%s on %s failed (status %d): install e2fsprogs/xfsprogs or run it by hand to see why",
+			 "mkfs.%s on %s failed (status %d): run it by hand to see why",
 			 fstype, dev, rc);
 		return -1;
 	}
@@ -398,6 +404,7 @@ static const char *scratch_dir(void)
 static int make_image(struct scratch *s, unsigned size_mb, char *err,
 		      size_t errlen)
 {
+	struct statvfs vfs;
 	int fd;
 
 	snprintf(s->image, sizeof(s->image), "%s/fsaio-img-%d-XXXXXX",
@@ -408,6 +415,17 @@ static int make_image(struct scratch *s, unsigned size_mb, char *err,
 			 "cannot create image in %s: %s: set FSAIO_SCRATCH_DIR to a writable disk directory",
 			 scratch_dir(), strerror(errno));
 		s->image[0] = '\0';
+		return -1;
+	}
+	/* The image is sparse, but mkfs and the workloads fill it: a full
+	 * disk would show up as a failed mkfs or a workload's EIO. */
+	if (!fstatvfs(fd, &vfs) &&
+	    (unsigned long long)vfs.f_bavail * vfs.f_frsize < (unsigned long long)size_mb << 20) {
+		snprintf(err, errlen,
+			 "only %llu MiB free in %s; the scratch image needs up to %u MiB: free space there or set FSAIO_SCRATCH_DIR",
+			 (unsigned long long)vfs.f_bavail * vfs.f_frsize >> 20, scratch_dir(),
+			 size_mb);
+		close(fd);
 		return -1;
 	}
 	if (ftruncate(fd, (off_t)size_mb << 20) < 0) {
