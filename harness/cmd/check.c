@@ -354,5 +354,14 @@ int cmd_list(int argc, char **argv)
 {
 	char *av[] = { "check", "--list", NULL };
 
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		printf("Usage: fsaio list\nList the workloads of the default suite"
+		       " (the same as 'fsaio check --list').\n");
+		return EXIT_PASS;
+	}
+	if (argc > 1) {
+		fsaio_err("list: unexpected argument '%s' (it takes none)", argv[1]);
+		return EXIT_USAGE;
+	}
 	return cmd_check(2, av);
 }

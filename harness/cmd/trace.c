@@ -292,6 +292,10 @@ int cmd_features(int argc, char **argv)
 		       "and what each missing feature costs.\n");
 		return EXIT_PASS;
 	}
+	if (argc > 1) {
+		fsaio_err("features: unexpected argument '%s' (it takes none)", argv[1]);
+		return EXIT_USAGE;
+	}
 	if (geteuid() != 0) {
 		fsaio_err("probing BPF features needs root; run as root or with sudo");
 		return EXIT_SKIP;
