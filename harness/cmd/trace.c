@@ -300,6 +300,9 @@ int cmd_features(int argc, char **argv)
 		fsaio_err("probing BPF features needs root; run as root or with sudo");
 		return EXIT_SKIP;
 	}
+	ret = session_nofile();
+	if (ret)
+		return ret;
 	ret = tracer_open(&t, &topts, err, sizeof(err));
 	if (ret) {
 		fsaio_err("%s", err);

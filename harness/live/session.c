@@ -21,6 +21,40 @@ static void on_record(const struct fsaio_record *rec, void *ctx)
 	checker_feed(s->checker, rec);
 }
 
+/* File descriptors the tracer may hold: each program, link, map and the
+ * ring buffer's epoll take one (about 150 today), with room to grow; below
+ * TRACER_NOFILE_MIN programs would fail to attach. */
+#define TRACER_NOFILE	4096
+#define TRACER_NOFILE_MIN	256
+
+/*
+ * A low RLIMIT_NOFILE (ulimit -n 70) made attaching fail with EMFILE,
+ * which looked like a missing kernel feature: a blind trace.  Raise the
+ * soft limit, and as root the hard one, to what the tracer needs; what
+ * cannot be raised leaves the tracer to fail loudly on EMFILE.
+ */
+int session_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= TRACER_NOFILE)
+		return EXIT_PASS;
+	if (rl.rlim_max < TRACER_NOFILE) {
+		struct rlimit want = { TRACER_NOFILE, TRACER_NOFILE };
+
+		if (!setrlimit(RLIMIT_NOFILE, &want))
+			return EXIT_PASS;
+	}
+	rl.rlim_cur = rl.rlim_max < TRACER_NOFILE ? rl.rlim_max : TRACER_NOFILE;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur >= TRACER_NOFILE_MIN)
+		return EXIT_PASS;
+	fsaio_err("the BPF programs need %d open files and the limit is %llu"
+		  " (ulimit -n), which cannot be raised here: raise it", TRACER_NOFILE_MIN,
+		  (unsigned long long)rl.rlim_cur);
+	return EXIT_ERROR;
+}
+
 int session_open(struct session *s, const struct tracer_opts *o,
 		 const char *record_path, const char *label)
 {
@@ -32,6 +66,9 @@ int session_open(struct session *s, const struct tracer_opts *o,
 		fsaio_err("tracing needs root (CAP_BPF and CAP_PERFMON); run as root or with sudo");
 		return EXIT_SKIP;
 	}
+	ret = session_nofile();
+	if (ret)
+		return ret;
 	ret = tracer_open(&s->tracer, o, err, sizeof(err));
 	if (ret) {
 		fsaio_err("%s", err[0] ? err : strerror(-ret));

@@ -41,6 +41,12 @@ static inline uint64_t session_lost(struct session *s)
 	return sum;
 }
 
+/* Raise RLIMIT_NOFILE to what the tracer's programs need: a low limit
+ * made attaching fail with EMFILE, which looked like a missing kernel
+ * feature (a blind trace).  EXIT_PASS, or EXIT_ERROR when it cannot be
+ * raised far enough (message printed).  session_open() calls it. */
+int session_nofile(void);
+
 /* Returns an exit code (EXIT_PASS on success) after printing the error. */
 int session_open(struct session *s, const struct tracer_opts *o,
 		 const char *record_path, const char *label);
