@@ -47,7 +47,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 
 DEPS_STAMP := $(OUTPUT)/.deps-installed
 
-.PHONY: all help deps check check-debug check-host unit e2e run vmlinux clean
+.PHONY: all help deps check check-debug check-host check-load unit e2e run vmlinux clean
 all: fsaio $(WORKLOADS) $(CONFS) ## build the BPF object, skeleton, fsaio, workloads and conformance programs
 
 help: ## this list
@@ -147,6 +147,9 @@ check-debug: all $(UNIT_TESTS) ## make check on the KASAN + lockdep flavour of t
 
 check-host: all $(UNIT_TESTS) ## unit + e2e tests on the running kernel only
 	@tests/run-all.sh $(UNIT_TESTS) $(DOC_CHECK)
+
+check-load: all $(UNIT_TESTS) ## check-host with stress-ng loading every CPU twice over beside it
+	@tests/load/check-load.sh $(UNIT_TESTS) $(DOC_CHECK)
 
 run: all ## the main job: fsaio check over the default workload suite
 	./fsaio check
