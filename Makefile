@@ -22,6 +22,10 @@ LIBS_HARNESS := $(shell pkg-config --libs libbpf json-c gsl 2>/dev/null || echo 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -I$(OUTPUT) -Wall \
 	      -Wno-unused-function
 
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(OUTPUT)/bpf/maps.bpf.o \
+	    $(filter-out %/maps.bpf.o,$(patsubst bpf/%.c,$(OUTPUT)/bpf/%.o,$(BPF_SRCS)))
+
 # The harness, in layers (README "Layout"): record -> decode -> checker ->
 # report.  core/ is pure (decode, checker, verdicts, feature table): it
 # builds into its own archive and the unit tests link nothing else, so a
@@ -66,9 +70,17 @@ $(DEPS_STAMP): ci/install-deps.sh
 	@touch $@
 deps: $(DEPS_STAMP)
 
-$(OUTPUT)/fsaio.bpf.o: bpf/fsaio.bpf.c bpf/fsaio.h bpf/core_fixes.bpf.h bpf/vmlinux.h | $(DEPS_STAMP)
+# The BPF object: one file per event source (bpf/common.bpf.h lists them),
+# each compiled alone, linked into one object (bpftool gen object) and one
+# skeleton.  maps.bpf.o, which defines every map and global, comes first.
+# -MMD: an object depends on every header it includes.
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+-include $(BPF_OBJS:.o=.d)
+
+$(OUTPUT)/fsaio.bpf.o: $(BPF_OBJS)
+	$(BPFTOOL) gen object $@ $^
 
 $(OUTPUT)/fsaio.skel.h: $(OUTPUT)/fsaio.bpf.o
 	$(BPFTOOL) gen skeleton $< name fsaio_bpf > $@
