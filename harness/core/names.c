@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Names of the record enums; the order is that of bpf/fsaio.h. */
+/* Names of the record enums; the order is that of bpf/fsaio.h, whose
+ * FSAIO_EVENT_TYPES table gives the event types' names. */
 #include <stddef.h>
 #include "core/names.h"
 
@@ -63,12 +64,30 @@ const char *opcode_name(enum fsaio_engine e, unsigned op)
 	return NULL;
 }
 
+/* Rows of FSAIO_EVENT_TYPES numbered 1..FSAIO_EV__MAX - 1, each once: a
+ * duplicate value is a duplicate case label, a gap fails the count. */
+#define EV_ONE(id, val, name, agg) + 1
+_Static_assert(0 FSAIO_EVENT_TYPES(EV_ONE) == FSAIO_EV__MAX - 1,
+	       "FSAIO_EVENT_TYPES: values must run from 1 without gaps");
+#undef EV_ONE
+static inline void event_types_distinct(unsigned t)
+{
+	switch (t) {
+#define EV_CASE(id, val, name, agg) case val:
+	FSAIO_EVENT_TYPES(EV_CASE)
+#undef EV_CASE
+		break;
+	}
+}
+
 const char *event_type_name(enum fsaio_event_type t)
 {
-	static const char *const n[FSAIO_EV__MAX] = { "?", "submit", "submit_done",
-		"retry", "wake", "resume", "punt", "complete", "reap", "sleep",
-		"wait_bit", "task_work", "workqueue", "proc_exit", "trace_end",
-		"io_destroy", "fsync", "link_fail", "worker_kept" };
+	static const char *const n[FSAIO_EV__MAX] = {
+		[0] = "?",
+#define EV_NAME(id, val, name, agg) [FSAIO_EV_##id] = name,
+		FSAIO_EVENT_TYPES(EV_NAME)
+#undef EV_NAME
+	};
 
 	return NAME_OF(n, t, FSAIO_EV__MAX);
 }
