@@ -26,6 +26,8 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(OUTPUT)/bpf/maps.bpf.o \
 	    $(filter-out %/maps.bpf.o,$(patsubst bpf/%.c,$(OUTPUT)/bpf/%.o,$(BPF_SRCS)))
 
+STAP_CONSTS := $(OUTPUT)/stap/tapset/fsaio.stpm
+
 # The harness, in layers (README "Layout"): record -> decode -> checker ->
 # report.  core/ is pure (decode, checker, verdicts, feature table): it
 # builds into its own archive and the unit tests link nothing else, so a
@@ -57,7 +59,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 DEPS_STAMP := $(OUTPUT)/.deps-installed
 
 .PHONY: all deps check check-debug check-host unit e2e run vmlinux clean
-all: fsaio $(WORKLOADS) $(CONFS)
+all: fsaio $(WORKLOADS) $(CONFS) $(STAP_CONSTS)
 
 # A recipe that fails leaves no half-written target (an empty skel.h
 # after a failed bpftool would otherwise count as up to date).
@@ -84,6 +86,17 @@ $(OUTPUT)/fsaio.bpf.o: $(BPF_OBJS)
 
 $(OUTPUT)/fsaio.skel.h: $(OUTPUT)/fsaio.bpf.o
 	$(BPFTOOL) gen skeleton $< name fsaio_bpf > $@
+
+# stap/fsaio.stp's constants (event types, flags, syscall numbers), printed
+# from the headers the BPF objects are built with (bpf/gen-stap-consts.c)
+# as a SystemTap macro library; stap/fsaio-stap.sh passes its directory.
+$(OUTPUT)/stap/gen-stap-consts: bpf/gen-stap-consts.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -D__TARGET_ARCH_$(ARCH) -Ibpf -MMD -MP -MF $@.d $< -o $@
+-include $(OUTPUT)/stap/gen-stap-consts.d
+$(STAP_CONSTS): $(OUTPUT)/stap/gen-stap-consts
+	@mkdir -p $(@D)
+	$< > $@
 
 $(OUTPUT)/harness/%.o: harness/%.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)

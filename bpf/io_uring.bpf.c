@@ -102,7 +102,7 @@ static __always_inline __u8 teardown_flag(void *ring, __s32 res)
 	__u64 refs;
 	__u32 flags;
 
-	if (res != -125 /* -ECANCELED */)
+	if (res != -FSAIO_ECANCELED)
 		return 0;
 	task = (struct task_struct *)bpf_get_current_task();
 	flags = BPF_CORE_READ(task, flags);
