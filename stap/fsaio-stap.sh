@@ -23,7 +23,9 @@
 set -u -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
-EXIT_FAIL=1 EXIT_SKIP=4 EXIT_ERROR=5 EXIT_USAGE=64
+# EXIT_* from harness/exit_status.h; this script's usage and die below
+# stand in for ci/lib.sh's
+. "$repo/ci/lib.sh"
 
 usage() {
 	sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'
