@@ -22,10 +22,13 @@ LIBS_HARNESS := $(shell pkg-config --libs libbpf json-c gsl 2>/dev/null || echo 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -I$(OUTPUT) -Wall \
 	      -Wno-unused-function
 
+# The BPF programs: one file per event source (bpf/common.bpf.h lists
+# them); maps.bpf.o, which defines every map and global, links first.
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(OUTPUT)/bpf/maps.bpf.o \
 	    $(filter-out %/maps.bpf.o,$(patsubst bpf/%.c,$(OUTPUT)/bpf/%.o,$(BPF_SRCS)))
 
+# stap/fsaio.stp's constants, generated (bpf/gen-stap-consts.c)
 STAP_CONSTS := $(OUTPUT)/stap/tapset/fsaio.stpm
 
 # The harness, in layers (README "Layout"): record -> decode -> checker ->
@@ -72,10 +75,9 @@ $(DEPS_STAMP): ci/install-deps.sh
 	@touch $@
 deps: $(DEPS_STAMP)
 
-# The BPF object: one file per event source (bpf/common.bpf.h lists them),
-# each compiled alone, linked into one object (bpftool gen object) and one
-# skeleton.  maps.bpf.o, which defines every map and global, comes first.
-# -MMD: an object depends on every header it includes.
+# Each BPF source compiled alone, the objects linked into one (bpftool gen
+# object, as retsnoop does) and one skeleton.  -MMD: an object depends on
+# every header it includes.
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
