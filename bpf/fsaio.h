@@ -50,6 +50,9 @@ enum fsaio_engine {
  * by bpf/gen-stap-consts.c).  Values are in recorded event logs: never
  * renumber; a new type takes the next value.  "sent when aggregating": the
  * record still goes to the ring buffer under `fsaio trace` (fsaio_agg.h).
+ * A new type is a row here (and FSAIO_RECORD_VERSION bumped), the program
+ * that emits it (bpf/<source>.bpf.c), its handler in the checker
+ * (harness/core/checker.c) and a unit test (tests/unit/).
  *
  * "req" names the request for the whole lifecycle:
  *   libaio:   the user-space struct iocb pointer (== io_event.obj)
