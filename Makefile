@@ -17,6 +17,15 @@ LIBS_HARNESS := $(shell pkg-config --libs libbpf json-c gsl 2>/dev/null || echo 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -I$(OUTPUT) -Wall \
 	      -Wno-unused-function
 
+# The BPF programs: one file per event source (bpf/common.bpf.h lists
+# them); maps.bpf.o, which defines every map and global, links first.
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(OUTPUT)/bpf/maps.bpf.o \
+	    $(filter-out %/maps.bpf.o,$(patsubst bpf/%.c,$(OUTPUT)/bpf/%.o,$(BPF_SRCS)))
+
+# stap/fsaio.stp's constants, generated (bpf/gen-stap-consts.c)
+STAP_CONSTS := $(OUTPUT)/stap/tapset/fsaio.stpm
+
 # The harness, in layers (README "Layout"): record -> decode -> checker ->
 # report.  core/ is pure (decode, checker, verdicts, feature table): it
 # builds into its own archive and the unit tests link nothing else, so a
@@ -48,7 +57,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 DEPS_STAMP := $(OUTPUT)/.deps-installed
 
 .PHONY: all help deps check check-debug check-host check-load unit e2e run vmlinux clean
-all: fsaio $(WORKLOADS) $(CONFS) ## build the BPF object, skeleton, fsaio, workloads and conformance programs
+all: fsaio $(WORKLOADS) $(CONFS) $(STAP_CONSTS) ## build the BPF object, skeleton, fsaio, workloads and conformance programs
 
 help: ## this list
 	@awk -F':.*## ' '/^[a-zA-Z][a-zA-Z0-9_-]*:.*## / { printf "  %-18s %s\n", $$1, $$2 }' \
@@ -67,12 +76,30 @@ $(DEPS_STAMP): ci/install-deps.sh
 deps: ## install the Debian packages the host build and tests need (root)
 	ci/install-deps.sh
 
-$(OUTPUT)/fsaio.bpf.o: bpf/fsaio.bpf.c bpf/fsaio.h bpf/core_fixes.bpf.h bpf/vmlinux.h | $(DEPS_STAMP)
+# Each BPF source compiled alone, the objects linked into one (bpftool gen
+# object, as retsnoop does) and one skeleton.  -MMD: an object depends on
+# every header it includes.
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+-include $(BPF_OBJS:.o=.d)
+
+$(OUTPUT)/fsaio.bpf.o: $(BPF_OBJS)
+	$(BPFTOOL) gen object $@ $^
 
 $(OUTPUT)/fsaio.skel.h: $(OUTPUT)/fsaio.bpf.o
 	$(BPFTOOL) gen skeleton $< name fsaio_bpf > $@
+
+# stap/fsaio.stp's constants (event types, flags, syscall numbers), printed
+# from the headers the BPF objects are built with (bpf/gen-stap-consts.c)
+# as a SystemTap macro library; stap/fsaio-stap.sh passes its directory.
+$(OUTPUT)/stap/gen-stap-consts: bpf/gen-stap-consts.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -D__TARGET_ARCH_$(ARCH) -Ibpf -MMD -MP -MF $@.d $< -o $@
+-include $(OUTPUT)/stap/gen-stap-consts.d
+$(STAP_CONSTS): $(OUTPUT)/stap/gen-stap-consts
+	@mkdir -p $(@D)
+	$< > $@
 
 $(OUTPUT)/harness/%.o: harness/%.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)

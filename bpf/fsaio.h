@@ -43,86 +43,107 @@ enum fsaio_engine {
 };
 
 /*
- * Event types.  "req" names the request for the whole lifecycle:
+ * Event types, one row each: X(ID, value, name, sent when aggregating).
+ * The table makes enum fsaio_event_type (FSAIO_EV_<ID> = value), the
+ * names of reports and JSON (event_type_name(), harness/core/names.c),
+ * fsaio_agg_sends() and the EV_<ID> constants of stap/fsaio.stp (generated
+ * by bpf/gen-stap-consts.c).  Values are in recorded event logs: never
+ * renumber; a new type takes the next value.  "sent when aggregating": the
+ * record still goes to the ring buffer under `fsaio trace` (fsaio_agg.h).
+ * A new type is a row here (and FSAIO_RECORD_VERSION bumped), the program
+ * that emits it (bpf/<source>.bpf.c), its handler in the checker
+ * (harness/core/checker.c) and a unit test (tests/unit/).
+ *
+ * "req" names the request for the whole lifecycle:
  *   libaio:   the user-space struct iocb pointer (== io_event.obj)
  *   io_uring: the kernel struct io_kiocb pointer (tracepoint "req")
- * Per-type use of the generic fields is listed beside each type.
+ * Per-type use of the generic fields is listed above each row.
  */
+#define FSAIO_EVENT_TYPES(X)						\
+	/* request accepted by a submit syscall.			\
+	 * libaio:   user_data = aio_data, arg0 = offset, arg1 = nbytes,	\
+	 *           arg2 = opcode | fd << 16 | index_in_batch << 32,	\
+	 *           res = batch id (per-thread io_submit call counter),	\
+	 *           ring = the aio_context_t it was submitted to	\
+	 * io_uring: user_data = sqe user_data, arg0 = opcode, arg1 = req flags, \
+	 *           ring = the struct io_ring_ctx; FSAIO_F_FAILED_INIT: from \
+	 *           io_uring_req_failed, res = the error */		\
+	X(SUBMIT,	1,  "submit",		0)			\
+	/* submit syscall returned.  res = syscall return value,	\
+	 * arg0 = nr asked, arg1 = duration of the syscall in ns,	\
+	 * arg2 = batch id (libaio; matches SUBMIT.res) */		\
+	X(SUBMIT_DONE,	2,  "submit_done",	0)			\
+	/* wait entry armed, "queued, will retry" (-EIOCBQUEUED/-EIOCBRETRY). \
+	 * site = what it waits on, res = the code returned */		\
+	X(RETRY,	3,  "retry",		0)			\
+	/* wake callback fired for an armed request */			\
+	X(WAKE,		4,  "wake",		0)			\
+	/* a worker resumed the request.  arg0 = worker pid,		\
+	 * arg1 = 1 if it runs with the submitter's mm, 0 if not,	\
+	 * arg2 = FSAIO_RESUME_* flags (patched kernel) */		\
+	X(RESUME,	5,  "resume",		0)			\
+	/* request fell back to a blocking worker (io-wq punt, aio punt) */ \
+	X(PUNT,		6,  "punt",		0)			\
+	/* kernel posted the completion.  res = result, io_uring: arg0 = cflags; \
+	 * FSAIO_F_OVERFLOW (req 0, ring and user_data name the request) */ \
+	X(COMPLETE,	7,  "complete",		0)			\
+	/* user space reaped the completion (io_getevents).  res = result */ \
+	X(REAP,		8,  "reap",		0)			\
+	/* a D-state sleep ended.  arg0 = duration ns, arg1 = syscall nr the \
+	 * task was in (-1: none), site/ctx classify it, stack = kernel stack \
+	 * at the moment the task went to sleep.  Sent when aggregating: \
+	 * its stack classifies the wait; a sleep inside a submit is the \
+	 * finding */							\
+	X(SLEEP,	9,  "sleep",		1)			\
+	/* patched kernel: wait_bit action invoked.  flags bit0 = async entry, \
+	 * res = action return */					\
+	X(WAIT_BIT,	10, "wait_bit",		0)			\
+	/* io_uring task_work batch ran in a task.  arg0 = count */	\
+	X(TASK_WORK,	11, "task_work",	0)			\
+	/* a watched workqueue function ran.  arg0 = work function address, \
+	 * arg1 = 0 start / 1 end */					\
+	X(WORKQUEUE,	12, "workqueue",	0)			\
+	/* a traced process exited: its last thread did (not just the	\
+	 * leader).  res = wait status.  Sent when aggregating: the	\
+	 * tracker's lifecycle */					\
+	X(PROC_EXIT,	13, "proc_exit",	1)			\
+	/* written by the harness, never by BPF: end of trace.		\
+	 * arg0 = records dropped in BPF during the segment (all causes), \
+	 * stack[cause] = those of each enum fsaio_drop (fsaio_end_drops()) */ \
+	X(TRACE_END,	14, "trace_end",	0)			\
+	/* io_destroy(2) returned: the kernel has waited for every request of \
+	 * that context; unreaped ones are abandoned, never reaped.	\
+	 * ring = the aio_context_t, res = return value, arg1 = duration ns. \
+	 * Sent when aggregating: the tracker's lifecycle */		\
+	X(IO_DESTROY,	15, "io_destroy",	1)			\
+	/* the aio worker running a request called vfs_fsync_range() (fentry; \
+	 * patched kernel): the final ->fsync() of an O_SYNC/O_DSYNC write. \
+	 * req as RESUME's, res = datasync, arg0/arg1 = range start/end, \
+	 * arg2 = 1 if the request asked for O_SYNC (IOCB_SYNC: data and \
+	 * metadata), 0 for O_DSYNC */					\
+	X(FSYNC,	16, "fsync",		0)			\
+	/* io_uring: a linked request cancelled because an earlier request of \
+	 * its chain failed (io_uring_fail_link).  req = the cancelled link, \
+	 * user_data = the failed request's, ring = the io_ring_ctx.  Its \
+	 * -ECANCELED CQE may be skipped: a failed IOSQE_CQE_SKIP_SUCCESS \
+	 * request makes the kernel skip the CQEs of the rest of its chain \
+	 * (REQ_F_SKIP_LINK_CQES), so the link may end with no COMPLETE. \
+	 * Sent when aggregating: an anomaly */				\
+	X(LINK_FAIL,	17, "link_fail",	1)			\
+	/* patched kernel: the workqueue worker that ran an aio request (one \
+	 * that fired fsaio_resume or a worker fsaio_punt) finished its work \
+	 * item still holding some of the submitter's context.  req = the \
+	 * last request it ran, arg0 = FSAIO_KEPT_* flags, arg1 = the I/O \
+	 * priority left (FSAIO_KEPT_IOPRIO).  Only emitted when something \
+	 * was kept: the next, unrelated work item of that kworker would run \
+	 * with it.  Sent when aggregating: an anomaly */		\
+	X(WORKER_KEPT,	18, "worker_kept",	1)
+
 enum fsaio_event_type {
-	/* request accepted by a submit syscall.
-	 * libaio:   user_data = aio_data, arg0 = offset, arg1 = nbytes,
-	 *           arg2 = opcode | fd << 16 | index_in_batch << 32,
-	 *           res = batch id (per-thread io_submit call counter),
-	 *           ring = the aio_context_t it was submitted to
-	 * io_uring: user_data = sqe user_data, arg0 = opcode, arg1 = req flags,
-	 *           ring = the struct io_ring_ctx; FSAIO_F_FAILED_INIT: from
-	 *           io_uring_req_failed, res = the error */
-	FSAIO_EV_SUBMIT = 1,
-	/* submit syscall returned.  res = syscall return value,
-	 * arg0 = nr asked, arg1 = duration of the syscall in ns,
-	 * arg2 = batch id (libaio; matches SUBMIT.res) */
-	FSAIO_EV_SUBMIT_DONE = 2,
-	/* wait entry armed, "queued, will retry" (-EIOCBQUEUED/-EIOCBRETRY).
-	 * site = what it waits on, res = the code returned */
-	FSAIO_EV_RETRY = 3,
-	/* wake callback fired for an armed request */
-	FSAIO_EV_WAKE = 4,
-	/* a worker resumed the request.  arg0 = worker pid,
-	 * arg1 = 1 if it runs with the submitter's mm, 0 if not,
-	 * arg2 = FSAIO_RESUME_* flags (patched kernel) */
-	FSAIO_EV_RESUME = 5,
-	/* request fell back to a blocking worker (io-wq punt, aio punt) */
-	FSAIO_EV_PUNT = 6,
-	/* kernel posted the completion.  res = result, io_uring: arg0 = cflags;
-	 * FSAIO_F_OVERFLOW (req 0, ring and user_data name the request) */
-	FSAIO_EV_COMPLETE = 7,
-	/* user space reaped the completion (io_getevents).  res = result */
-	FSAIO_EV_REAP = 8,
-	/* a D-state sleep ended.  arg0 = duration ns, arg1 = syscall nr the
-	 * task was in (-1: none), site/ctx classify it, stack = kernel stack
-	 * at the moment the task went to sleep */
-	FSAIO_EV_SLEEP = 9,
-	/* patched kernel: wait_bit action invoked.  flags bit0 = async entry,
-	 * res = action return */
-	FSAIO_EV_WAIT_BIT = 10,
-	/* io_uring task_work batch ran in a task.  arg0 = count */
-	FSAIO_EV_TASK_WORK = 11,
-	/* a watched workqueue function ran.  arg0 = work function address,
-	 * arg1 = 0 start / 1 end */
-	FSAIO_EV_WORKQUEUE = 12,
-	/* a traced process exited: its last thread did (not just the
-	 * leader).  res = wait status */
-	FSAIO_EV_PROC_EXIT = 13,
-	/* written by the harness, never by BPF: end of trace.
-	 * arg0 = records dropped in BPF during the segment (all causes),
-	 * stack[cause] = those of each enum fsaio_drop (fsaio_end_drops()) */
-	FSAIO_EV_TRACE_END = 14,
-	/* io_destroy(2) returned: the kernel has waited for every request of
-	 * that context; unreaped ones are abandoned, never reaped.
-	 * ring = the aio_context_t, res = return value, arg1 = duration ns */
-	FSAIO_EV_IO_DESTROY = 15,
-	/* the aio worker running a request called vfs_fsync_range() (fentry;
-	 * patched kernel): the final ->fsync() of an O_SYNC/O_DSYNC write.
-	 * req as RESUME's, res = datasync, arg0/arg1 = range start/end,
-	 * arg2 = 1 if the request asked for O_SYNC (IOCB_SYNC: data and
-	 * metadata), 0 for O_DSYNC */
-	FSAIO_EV_FSYNC = 16,
-	/* io_uring: a linked request cancelled because an earlier request of
-	 * its chain failed (io_uring_fail_link).  req = the cancelled link,
-	 * user_data = the failed request's, ring = the io_ring_ctx.  Its
-	 * -ECANCELED CQE may be skipped: a failed IOSQE_CQE_SKIP_SUCCESS
-	 * request makes the kernel skip the CQEs of the rest of its chain
-	 * (REQ_F_SKIP_LINK_CQES), so the link may end with no COMPLETE. */
-	FSAIO_EV_LINK_FAIL = 17,
-	/* patched kernel: the workqueue worker that ran an aio request (one
-	 * that fired fsaio_resume or a worker fsaio_punt) finished its work
-	 * item still holding some of the submitter's context.  req = the
-	 * last request it ran, arg0 = FSAIO_KEPT_* flags, arg1 = the I/O
-	 * priority left (FSAIO_KEPT_IOPRIO).  Only emitted when something
-	 * was kept: the next, unrelated work item of that kworker would run
-	 * with it. */
-	FSAIO_EV_WORKER_KEPT = 18,
-	FSAIO_EV__MAX,
+#define FSAIO_EV_ENUM(id, val, name, agg) FSAIO_EV_##id = val,
+	FSAIO_EVENT_TYPES(FSAIO_EV_ENUM)
+#undef FSAIO_EV_ENUM
+	FSAIO_EV__MAX,		/* the last row's value + 1 */
 };
 
 /*

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * In-kernel aggregation for `fsaio trace` (issue 13).  With the BPF side's
+ * In-kernel aggregation for `fsaio trace`.  With the BPF side's
  * `aggregate` switch on, every record is still built as for `fsaio check`,
  * in a per-CPU scratch slot instead of the ring buffer, and counted here;
  * only what a person must see one by one (fsaio_agg_sends()) goes on to
@@ -49,20 +49,16 @@ struct fsaio_agg {
 #define FSAIO_CQE_F_NOTIF	(1u << 3)	/* IORING_CQE_F_NOTIF */
 
 /*
- * Records that still go to the ring buffer when aggregating: sleeps (their
- * stacks classify the wait site; a sleep inside a submit is the finding),
- * process exits and io_destroy (the tracker's lifecycle), and the
- * anomalies a worker or a failed chain reports.
+ * Records that still go to the ring buffer when aggregating: what a person
+ * must see one by one (sleeps, the tracker's lifecycle, anomalies), the
+ * last column of FSAIO_EVENT_TYPES (fsaio.h, where each row says why).
  */
 FSAIO_INLINE int fsaio_agg_sends(__u16 type)
 {
 	switch (type) {
-	case FSAIO_EV_SLEEP:
-	case FSAIO_EV_PROC_EXIT:
-	case FSAIO_EV_IO_DESTROY:
-	case FSAIO_EV_LINK_FAIL:
-	case FSAIO_EV_WORKER_KEPT:
-		return 1;
+#define FSAIO_AGG_SENDS(id, val, name, agg) case FSAIO_EV_##id: return agg;
+	FSAIO_EVENT_TYPES(FSAIO_AGG_SENDS)
+#undef FSAIO_AGG_SENDS
 	}
 	return 0;
 }

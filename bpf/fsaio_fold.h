@@ -1,32 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Per-request state in the kernel for `fsaio check` (issue 13): folding the
- * io_uring lifecycles nothing happened to.
+ * Per-request state in the kernel for `fsaio check`: folding the io_uring
+ * lifecycles nothing happened to.
  *
  * A plain io_uring request (no failed init, no IOSQE_CQE_SKIP_SUCCESS) is
  * not sent as a SUBMIT record: its submit is kept in a slot of fold_slots,
  * a direct-mapped table indexed by a hash of req (a global array: no map
- * helper, no lock on the hot path).  If its final CQE comes next (no F_MORE, no notification,
- * not -ECANCELED) with nothing else said about it in between, the
- * lifecycle is counted (fsaio_fold_counts) and no record is sent at all:
- * that is exactly the SUBMIT, COMPLETE pair the checker would have passed.
- * Anything else said about the request first (a retry, wake, resume, punt,
- * failed link, an overflowed CQE of its ring, its process's exit, a CQE
- * that is not a plain final one) promotes it: the kept SUBMIT is sent, with
- * its own time, and everything after flows as records.  A second completion
- * of a folded request sends the folded pair and then itself, so the checker
- * sees "completed twice" as without folding; the entry stays DONE until its
- * slot is taken by another request.  A request whose slot is taken while
- * it is pending is promoted first (its SUBMIT sent): eviction costs
- * records, never a verdict.  The one thing eviction can hide is a second
- * completion of a request folded before its slot was reused: that CQE
- * then arrives as one of an unknown request, as a CQE of a request
- * submitted before tracing began does.  At the end of each run the harness sends the
- * pending entries (in flight) as SUBMIT records and clears the map: the
- * checker then judges exactly the stream it would have seen, minus the
- * plain pairs, whose counts it adds (checker_add_folded).  io_uring's
- * SUBMIT_DONE records, which the checker only counts, are counted here
- * too.
+ * helper, no lock on the hot path).  If its final CQE comes next (no
+ * F_MORE, no notification, not -ECANCELED) with nothing else said about it
+ * in between, the lifecycle is counted (fsaio_fold_counts) and no record
+ * is sent at all: that is exactly the SUBMIT, COMPLETE pair the checker
+ * would have passed.  Anything else said about the request first (a retry,
+ * wake, resume, punt, failed link, an overflowed CQE of its ring, its
+ * process's exit, a CQE that is not a plain final one) promotes it: the
+ * kept SUBMIT is sent, with its own time, and everything after flows as
+ * records.  A second completion of a folded request sends the folded pair
+ * and then itself, so the checker sees "completed twice" as without
+ * folding; the entry stays DONE until its slot is taken by another
+ * request.  A request whose slot is taken while it is pending is promoted
+ * first (its SUBMIT sent): eviction costs records, never a verdict.  The
+ * one thing eviction can hide is a second completion of a request folded
+ * before its slot was reused: that CQE then arrives as one of an unknown
+ * request, as a CQE of a request submitted before tracing began does.  At
+ * the end of each run the harness sends the pending entries (in flight) as
+ * SUBMIT records and clears the map: the checker then judges exactly the
+ * stream it would have seen, minus the plain pairs, whose counts it adds
+ * (checker_add_folded).  io_uring's SUBMIT_DONE records, which the checker
+ * only counts, are counted here too.
  *
  * The decisions below are shared by the BPF object and the unit tests,
  * which drive them and the checker with the same synthetic streams.

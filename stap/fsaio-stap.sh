@@ -23,7 +23,9 @@
 set -u -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
-EXIT_FAIL=1 EXIT_SKIP=4 EXIT_ERROR=5 EXIT_USAGE=64
+# EXIT_* from harness/exit_status.h; this script's usage and die below
+# stand in for ci/lib.sh's
+. "$repo/ci/lib.sh"
 
 usage() {
 	sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'
@@ -87,7 +89,10 @@ cmd_build() {
 		die $EXIT_USAGE "build: $kbuild is not a built kernel tree (.config, vmlinux)"
 	grep -q '^CONFIG_MODULES=y' "$kbuild/.config" ||
 		die $EXIT_SKIP "build: $kbuild has no CONFIG_MODULES: SystemTap loads a module (FLAVOR=stap)"
-	local name tmp rt
+	local name tmp rt consts=$repo/.output/stap/tapset
+	# fsaio.stp's constants, generated from the BPF programs' headers
+	make -s --no-print-directory -C "$repo" .output/stap/tapset/fsaio.stpm ||
+		die $EXIT_ERROR "build: cannot generate fsaio.stp's constants ($consts/fsaio.stpm)"
 	name=$(basename "$out" .ko)
 	rt=$(runtime_dir) || exit
 	# the compat flags are for 4.8's generated code (a later stap has its own)
@@ -97,7 +102,7 @@ cmd_build() {
 	# stap writes the module to the current directory
 	# SYSTEMTAP_DIR: stap's cache of compiled queries, ours, not ~/.systemtap's
 	if ! (cd "$tmp" && SYSTEMTAP_DIR=$repo/.output/stap/home \
-	      stap -R "$rt" "${compat[@]}" -r "$(cd "$kbuild" && pwd)" -p4 -m "$name" \
+	      stap -R "$rt" "${compat[@]}" -r "$(cd "$kbuild" && pwd)" -I "$consts" -p4 -m "$name" \
 			"${STAP_DEFS[@]}" "$here/fsaio.stp" >"$tmp/stap.log" 2>&1); then
 		grep -v 'warning: objtool:' "$tmp/stap.log" | tail -40 >&2
 		rm -rf "$tmp"

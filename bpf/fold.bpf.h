@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Folding in BPF (`fsaio check` without --record): the glue between the
+ * programs and the state machine of fsaio_fold.h, which keeps a plain
+ * io_uring lifecycle (submit, one final CQE) in fold_slots instead of
+ * sending its records.  Whatever else is said about a kept request
+ * promotes it: its SUBMIT is sent first, then its records flow.
+ */
+#ifndef FSAIO_FOLD_BPF_H
+#define FSAIO_FOLD_BPF_H
+
+#include "common.bpf.h"
+#include "fsaio_fold.h"
+
+static __always_inline struct fsaio_fold_req *fold_slot_of(__u64 req)
+{
+	return &fold_slots[fsaio_fold_slot(req) & (FSAIO_FOLD_SLOTS - 1)];
+}
+
+/* Send a record built from a kept request (its SUBMIT, or a folded CQE). */
+static __always_inline void fold_send_one(const struct fsaio_fold_req *f, bool cqe)
+{
+	struct fsaio_record *r = bpf_ringbuf_reserve(&events, FSAIO_RECORD_SHORT, 0);
+
+	if (!r) {
+		count_drops(FSAIO_DROP_RINGBUF, 1);
+		return;
+	}
+	__builtin_memset(r, 0, FSAIO_RECORD_SHORT);
+	if (cqe)
+		fsaio_fold_complete_record(r, f);
+	else
+		fsaio_fold_submit_record(r, f);
+	r->version = FSAIO_RECORD_VERSION;
+	r->seq = __sync_fetch_and_add(&fsaio_seq, 1) + 1;
+	rec_submit(r);
+}
+
+/* What the state machine says to send (FSAIO_FOLD_SEND_*), from its
+ * snapshot; a folded lifecycle sent after all is uncounted. */
+static __always_inline void fold_send(int what, const struct fsaio_fold_req *snap)
+{
+	struct fsaio_fold_counts *c;
+	__u32 zero = 0;
+
+	if (what <= 0)
+		return;
+	if (what & FSAIO_FOLD_SEND_SUBMIT)
+		fold_send_one(snap, false);
+	if (what & FSAIO_FOLD_SEND_CQE) {
+		fold_send_one(snap, true);
+		c = bpf_map_lookup_elem(&fold_counts, &zero);
+		if (c)
+			fsaio_fold_uncount(c, snap);
+	}
+}
+
+/* Something is said about req besides its submit and a plain final CQE:
+ * its kept SUBMIT goes first, then everything flows as records. */
+static __always_inline void fold_promote(__u64 req)
+{
+	struct fsaio_fold_req snap;
+
+	if (!fold || !req)
+		return;
+	fold_send(fsaio_fold_promote(fold_slot_of(req), req, &snap), &snap);
+}
+
+/* Promote the kept submits of a ring (an overflowed CQE names its request
+ * by ring and user_data only) or of a process (its exit ends what it left
+ * in flight): rare events, a walk of the table. */
+struct fold_walk {
+	__u64 ring;
+	__u32 tgid;
+};
+
+static long fold_walk_one(__u32 i, struct fold_walk *w)
+{
+	struct fsaio_fold_req *f = &fold_slots[i & (FSAIO_FOLD_SLOTS - 1)], snap;
+
+	if (FSAIO_FOLD_ST(f->state) == FSAIO_FOLD_PENDING &&
+	    ((w->ring && f->ring == w->ring) || (w->tgid && f->tgid == w->tgid)))
+		fold_send(fsaio_fold_promote(f, 0, &snap), &snap);
+	return 0;
+}
+
+static __always_inline void fold_promote_all(__u64 ring, __u32 tgid)
+{
+	struct fold_walk w = { .ring = ring, .tgid = tgid };
+
+	if (fold)
+		bpf_loop(FSAIO_FOLD_SLOTS, fold_walk_one, &w, 0);
+}
+
+/* A new request's submit: kept (true), or to be sent as a record. */
+static __always_inline bool fold_submit(__u64 ring, __u64 req, __u64 user_data,
+					__u8 opcode, __u64 flags, __u8 rflags)
+{
+	struct fsaio_fold_req *f, snap;
+	__u64 id, w;
+	int send;
+
+	if (!fold)
+		return false;
+	f = fold_slot_of(req);
+	if (!fsaio_fold_submit_ok(rflags, flags)) {
+		/* its records flow: what the slot kept of this req goes first */
+		if (FSAIO_FOLD_ST(f->state) == FSAIO_FOLD_PENDING)
+			fold_send(fsaio_fold_promote(f, req, &snap), &snap);
+		else
+			fsaio_fold_forget(f, req);
+		return false;
+	}
+	w = fsaio_fold_take(f, req, &snap, &send);
+	fold_send(send, &snap);
+	if (!w)
+		return false;
+	id = bpf_get_current_pid_tgid();
+	f->req = req;
+	f->ts_ns = bpf_ktime_get_ns();
+	f->user_data = user_data;
+	f->ring = ring;
+	f->flags = flags;
+	f->done_res = 0;
+	f->pid = (__u32)id;
+	f->tgid = id >> 32;
+	f->cpu = bpf_get_smp_processor_id();
+	f->opcode = opcode;
+	bpf_get_current_comm(f->comm, sizeof(f->comm));
+	__sync_val_compare_and_swap(&f->state, w, FSAIO_FOLD_WORD(w, FSAIO_FOLD_PENDING));
+	return true;
+}
+
+/* A CQE: folded (true), or to be sent as a record after what the kept
+ * request says (its SUBMIT; for a folded one completed again, its pair). */
+static __always_inline bool fold_cqe(__u64 req, __s32 res, __u32 cflags)
+{
+	struct fsaio_fold_req snap;
+	struct fsaio_fold_counts *c;
+	__u32 zero = 0;
+	int what;
+
+	if (!fold || !req)
+		return false;
+	what = fsaio_fold_on_cqe(fold_slot_of(req), req, res, cflags, &snap);
+	if (what < 0) {
+		c = bpf_map_lookup_elem(&fold_counts, &zero);
+		if (c)
+			fsaio_fold_count(c, snap.opcode, res);
+		return true;
+	}
+	fold_send(what, &snap);
+	return false;
+}
+
+#endif /* FSAIO_FOLD_BPF_H */

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The patched kernel's fsaio:* tracepoints (optional):
+ * include/trace/events/fsaio.h of patches/linux-6.12.  The event types are
+ * not in the pinned (stock) vmlinux.h, so these are plain raw_tp programs
+ * reading the TP_PROTO arguments as u64 from ctx->args[] (pointers are
+ * opaque identifiers, never dereferenced).  Autoload is off unless
+ * harness/live/tracer.c found the events (BTF typedef btf_trace_fsaio_* or
+ * tracefs events/fsaio/).
+ *
+ * Mapping: a libaio request is record.req = the user iocb pointer and
+ * record.tgid = the SUBMITTER's tgid, as the syscall-side SUBMIT/REAP
+ * records have it.  SUBMIT and REAP still come from the syscall
+ * tracepoints; fsaio_submit only remembers req (struct aio_kiocb *) ->
+ * {iocb, data, submitter} for tracked submitters, and every other event
+ * (which may run in interrupt, waker or kworker context) is reported only
+ * for a remembered req, with the submitter's tgid.  The req is remembered
+ * past its completion, until fsaio_submit reuses the struct (replaced for
+ * a traced submitter, deleted for any other): events after a completion,
+ * a second completion included, reach the checker.
+ *
+ *   fsaio_retry    -> RETRY   site from the wait kind, res = -EIOCBQUEUED,
+ *                             arg0 = pos, arg1 = done, arg2 = retries
+ *   fsaio_wake     -> WAKE    site from the wait kind, arg0 = wait kind,
+ *                             arg1 = deferred
+ *   fsaio_resume   -> RESUME  arg0 = worker pid (current), arg1 = same_mm,
+ *                             arg2 = punt | (mm == NULL) << 1
+ *   fsaio_punt     -> PUNT    res = ret, arg0 = pos, arg1 = done,
+ *                             arg2 = in_worker
+ *   fsaio_complete -> COMPLETE res = res, arg0 = retries
+ *   fsaio_wait_bit -> WAIT_BIT flags FSAIO_F_ASYNC if async, res = ret,
+ *                             arg0 = word, arg1 = bit, arg2 = action
+ * pid/comm stay those of the task the event ran in.  The aio worker's
+ * final fsync (fentry vfs_fsync_range -> FSYNC) is here too: it is
+ * reported for a request remembered by fsaio_submit only.
+ */
+#include "common.bpf.h"
+
+/* enum fsaio_wait_kind of the patched kernel */
+#define FSAIO_WAIT_PAGE_LOCK	1
+#define FSAIO_WAIT_WRITEBACK	2
+#define FSAIO_WAIT_BIT		3
+
+/* get_current_ioprio(): the priority bio_set_ioprio() gives the block I/O
+ * the current task issues: its io_context's, else one from its policy and
+ * nice value (task_nice_ioclass(), task_nice_ioprio()). */
+static __always_inline __u16 current_ioprio(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct io_context *ioc = BPF_CORE_READ(task, io_context);
+	__u16 prio = ioc ? BPF_CORE_READ(ioc, ioprio) : 0;
+	__u32 policy, class, static_prio;
+
+	if ((prio >> 13 & 7) != IOPRIO_CLASS_NONE)
+		return prio;
+	policy = BPF_CORE_READ(task, policy);
+	if (policy == 5)			/* SCHED_IDLE */
+		class = IOPRIO_CLASS_IDLE;
+	else if (policy == 1 || policy == 2 || policy == 6) /* FIFO, RR, DEADLINE */
+		class = IOPRIO_CLASS_RT;
+	else
+		class = IOPRIO_CLASS_BE;
+	/* (nice + 20) / 5, nice = static_prio - 120; unsigned: BPF has no sdiv */
+	static_prio = BPF_CORE_READ(task, static_prio);
+	return class << 13 | (static_prio >= 100 ? (static_prio - 100) / 5 : 0);
+}
+
+struct task_ident {
+	__u32 fsuid, fsgid;
+	__u64 cap_effective;
+};
+
+/* current's subjective credentials (override_creds() changes these) */
+static __always_inline void current_ident(struct task_ident *id)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	id->fsuid = BPF_CORE_READ(task, cred, fsuid.val);
+	id->fsgid = BPF_CORE_READ(task, cred, fsgid.val);
+	id->cap_effective = BPF_CORE_READ(task, cred, cap_effective.val);
+}
+
+static __always_inline __u8 fsaio_wait_site(__u64 kind)
+{
+	switch (kind) {
+	case FSAIO_WAIT_PAGE_LOCK:
+		return FSAIO_SITE_FOLIO_BIT;
+	case FSAIO_WAIT_WRITEBACK:
+		return FSAIO_SITE_WRITEBACK;
+	case FSAIO_WAIT_BIT:
+		return FSAIO_SITE_WAIT_BIT_ACTION;
+	}
+	return FSAIO_SITE_UNKNOWN;
+}
+
+/* A record for a remembered request, in whatever context the event runs. */
+static __always_inline struct fsaio_record *
+fsaio_req_reserve(__u16 type, __u64 req, struct aio_req_info **infop)
+{
+	struct aio_req_info *info;
+	struct fsaio_record *r;
+
+	if (!req)
+		return NULL;
+	info = bpf_map_lookup_elem(&aio_reqs, &req);
+	if (!info)
+		info = bpf_map_lookup_elem(&aio_done, &req);
+	if (!info)
+		return NULL;
+	r = rec_reserve(type, FSAIO_ENGINE_LIBAIO);
+	if (!r)
+		return NULL;
+	r->req = info->iocb;
+	r->user_data = info->data;
+	r->tgid = info->tgid;
+	if (info->sync_inode)
+		r->flags |= FSAIO_F_SYNC_INODE;
+	if (infop)
+		*infop = info;
+	return r;
+}
+
+/* fsaio_submit(req, iocb, data, opcode, pos, count, async, mm) */
+SEC("raw_tp/fsaio_submit")
+int fsaio_tp_submit(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 req = ctx->args[0], id;
+	struct aio_req_info info = {};
+	struct sys_state *sys;
+
+	if (!req)
+		return 0;
+	if (!trace_current()) {
+		/* the struct may be a traced request's, freed and reused:
+		 * its events must not be taken for that request's */
+		bpf_map_delete_elem(&aio_reqs, &req);
+		bpf_map_delete_elem(&aio_done, &req);
+		return 0;
+	}
+	bpf_map_delete_elem(&aio_done, &req);
+	id = bpf_get_current_pid_tgid();
+	info.iocb = ctx->args[1];
+	info.data = ctx->args[2];
+	info.mm = ctx->args[7];
+	info.tgid = id >> 32;
+	info.pid = (__u32)id;
+	{
+		struct task_ident who;
+
+		current_ident(&who);
+		info.fsuid = who.fsuid;
+		info.fsgid = who.fsgid;
+		info.cap_effective = who.cap_effective;
+	}
+	info.ioprio = BPF_CORE_READ((struct aio_kiocb *)req, rw.ki_ioprio);
+	/* the sleeps until the next fsaio_submit are this request's */
+	info.sync_inode = fsaio_write_to_sync_inode(req, (__u32)ctx->args[3]);
+	sys = bpf_map_lookup_elem(&sys_states, &info.pid);
+	if (sys)
+		sys->sync_write = info.sync_inode;
+	update_or_count(&aio_reqs, &req, &info, BPF_ANY);
+	return 0;
+}
+
+/* fsaio_wait_bit(req, iocb, word, bit, action, async, ret): synchronous
+ * waits have no request and are reported for traced tasks. */
+SEC("raw_tp/fsaio_wait_bit")
+int fsaio_tp_wait_bit(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 req = ctx->args[0];
+	struct fsaio_record *r;
+
+	if (req) {
+		r = fsaio_req_reserve(FSAIO_EV_WAIT_BIT, req, NULL);
+	} else {
+		if (!trace_current())
+			return 0;
+		r = rec_reserve(FSAIO_EV_WAIT_BIT, FSAIO_ENGINE_NONE);
+	}
+	if (!r)
+		return 0;
+	r->site = FSAIO_SITE_WAIT_BIT_ACTION;
+	r->flags = (__u8)ctx->args[5] ? FSAIO_F_ASYNC : 0;
+	r->res = (__s32)ctx->args[6];
+	r->arg0 = ctx->args[2];
+	r->arg1 = (__u32)ctx->args[3];
+	r->arg2 = ctx->args[4];
+	rec_submit(r);
+	return 0;
+}
+
+/* fsaio_retry(req, iocb, wait, pos, done, retries) */
+SEC("raw_tp/fsaio_retry")
+int fsaio_tp_retry(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct fsaio_record *r = fsaio_req_reserve(FSAIO_EV_RETRY, ctx->args[0], NULL);
+
+	if (!r)
+		return 0;
+	r->site = fsaio_wait_site((__u32)ctx->args[2]);
+	r->res = -FSAIO_EIOCBQUEUED;
+	r->arg0 = ctx->args[3];
+	r->arg1 = ctx->args[4];
+	r->arg2 = (__u32)ctx->args[5];
+	rec_submit(r);
+	return 0;
+}
+
+/* fsaio_wake(req, iocb, wait, deferred) */
+SEC("raw_tp/fsaio_wake")
+int fsaio_tp_wake(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct fsaio_record *r = fsaio_req_reserve(FSAIO_EV_WAKE, ctx->args[0], NULL);
+
+	if (!r)
+		return 0;
+	r->site = fsaio_wait_site((__u32)ctx->args[2]);
+	r->arg0 = (__u32)ctx->args[2];
+	r->arg1 = (__u8)ctx->args[3];
+	if (fsaio_wait_entry_queued(ctx->args[0]))
+		r->flags |= FSAIO_F_STILL_QUEUED;
+	rec_submit(r);
+	return 0;
+}
+
+
+static __always_inline void worker_runs(__u64 req)
+{
+	__u32 tid = current_tid();
+
+	bpf_map_update_elem(&worker_req, &tid, &req, BPF_ANY);
+}
+
+/* fsaio_resume(req, iocb, mm, submitter, same_mm, punt); the worker is
+ * current. */
+SEC("raw_tp/fsaio_resume")
+int fsaio_tp_resume(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct aio_req_info *info = NULL;
+	struct fsaio_record *r = fsaio_req_reserve(FSAIO_EV_RESUME, ctx->args[0], &info);
+	struct task_ident who;
+
+	if (!r)
+		return 0;
+	r->arg0 = r->pid;
+	r->arg1 = (__u8)ctx->args[4] ? 1 : 0;
+	r->arg2 = ((__u8)ctx->args[5] ? FSAIO_RESUME_PUNT : 0) |
+		  (ctx->args[2] ? 0 : FSAIO_RESUME_MM_GONE);
+	/* the tracepoint fires after override_creds(): the worker acts as
+	 * the submitter, or it reads and writes with its own identity */
+	current_ident(&who);
+	worker_runs(ctx->args[0]);
+	if (info && (who.fsuid != info->fsuid || who.fsgid != info->fsgid ||
+		     who.cap_effective != info->cap_effective)) {
+		r->arg2 |= FSAIO_RESUME_OTHER_CREDS;
+		r->ring = fsaio_resume_fsuids_pack(info->fsuid, who.fsuid);
+	}
+	/* and the block I/O it starts (readahead, writeback) is the request's,
+	 * at the request's priority */
+	if (info) {
+		__u16 prio = current_ioprio();
+
+		if (prio != info->ioprio)
+			r->arg2 |= FSAIO_RESUME_OTHER_IOPRIO |
+				   fsaio_resume_ioprios_pack(info->ioprio, prio);
+	}
+	rec_submit(r);
+	return 0;
+}
+
+/* fsaio_punt(req, iocb, pos, done, ret, in_worker) */
+SEC("raw_tp/fsaio_punt")
+int fsaio_tp_punt(struct bpf_raw_tracepoint_args *ctx)
+{
+	/* read once: the verifier refuses a second load through an offset ctx */
+	__u64 req = ctx->args[0], in_worker = (__u8)ctx->args[5];
+	struct fsaio_record *r;
+
+	barrier_var(in_worker);
+	r = fsaio_req_reserve(FSAIO_EV_PUNT, req, NULL);
+	if (!r)
+		return 0;
+	if (in_worker)
+		worker_runs(req);
+	r->res = (__s32)ctx->args[4];
+	r->arg0 = ctx->args[2];
+	r->arg1 = ctx->args[3];
+	r->arg2 = in_worker ? 1 : 0;
+	rec_submit(r);
+	return 0;
+}
+
+/* vfs_fsync_range(file, start, end, datasync) in an aio worker running a
+ * traced request: the durability step of an O_SYNC/O_DSYNC write.  Other
+ * callers (every fsync(2) of the system) cost one hash lookup. */
+/* include/linux/fs.h: IOCB_SYNC is RWF_SYNC (O_SYNC files, RWF_SYNC writes) */
+#define FSAIO_IOCB_SYNC		0x4
+
+SEC("fentry/vfs_fsync_range")
+int BPF_PROG(fsaio_fentry_fsync, struct file *file, loff_t start, loff_t end, int datasync)
+{
+	__u32 tid = current_tid();
+	struct fsaio_record *r;
+	__u64 *req = bpf_map_lookup_elem(&worker_req, &tid);
+
+	if (!req)
+		return 0;
+	r = fsaio_req_reserve(FSAIO_EV_FSYNC, *req, NULL);
+	if (!r)
+		return 0;
+	r->res = datasync;
+	r->arg0 = start;
+	r->arg1 = end;
+	/* rw is the first member of struct aio_kiocb's union */
+	r->arg2 = (BPF_CORE_READ((struct kiocb *)*req, ki_flags) & FSAIO_IOCB_SYNC) ? 1 : 0;
+	rec_submit(r);
+	return 0;
+}
+
+/* fsaio_complete(req, iocb, data, res, retries) */
+SEC("raw_tp/fsaio_complete")
+int fsaio_tp_complete(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 req = ctx->args[0];
+	struct aio_req_info *info = NULL;
+	struct fsaio_record *r = fsaio_req_reserve(FSAIO_EV_COMPLETE, req, &info);
+
+	if (r) {
+		r->user_data = ctx->args[2];
+		r->res = (__s32)ctx->args[3];
+		r->arg0 = (__u32)ctx->args[4];
+		rec_submit(r);
+	}
+	/* Remembered as completed until the struct is submitted again
+	 * (fsaio_submit replaces or deletes it): a second completion, or a
+	 * retry, wake or resume after the completion, is a record the
+	 * checker judges, never a silent drop here. */
+	if (info && bpf_map_lookup_elem(&aio_reqs, &req)) {
+		struct aio_req_info done = *info;
+
+		bpf_map_update_elem(&aio_done, &req, &done, BPF_ANY);
+		bpf_map_delete_elem(&aio_reqs, &req);
+	}
+	return 0;
+}
