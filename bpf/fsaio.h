@@ -43,13 +43,19 @@ enum fsaio_engine {
 };
 
 /*
- * Event types, one row each: X(ID, value, name, sent when aggregating).
+ * Event types, one row each: X(ID, value, name, sent when aggregating,
+ * sent).
  * The table makes enum fsaio_event_type (FSAIO_EV_<ID> = value), the
  * names of reports and JSON (event_type_name(), harness/core/names.c),
  * fsaio_agg_sends() and the EV_<ID> constants of stap/fsaio.stp (generated
  * by bpf/gen-stap-consts.c).  Values are in recorded event logs: never
  * renumber; a new type takes the next value.  "sent when aggregating": the
  * record still goes to the ring buffer under `fsaio trace` (fsaio_agg.h).
+ * "sent": a BPF program sends it, and then the checker must read it
+ * (checker_reads(); tests/unit/test_records.c holds both sides to this
+ * table): no record without a reader.  0: written by the harness, or
+ * retired (nothing read it; logs recorded before may still hold it and
+ * readers skip it).
  * A new type is a row here (and FSAIO_RECORD_VERSION bumped), the program
  * that emits it (bpf/<source>.bpf.c), its handler in the checker
  * (harness/core/checker.c) and a unit test (tests/unit/).
@@ -68,60 +74,60 @@ enum fsaio_engine {
 	 * io_uring: user_data = sqe user_data, arg0 = opcode, arg1 = req flags, \
 	 *           ring = the struct io_ring_ctx; FSAIO_F_FAILED_INIT: from \
 	 *           io_uring_req_failed, res = the error */		\
-	X(SUBMIT,	1,  "submit",		0)			\
+	X(SUBMIT,	1,  "submit",		0, 1)			\
 	/* submit syscall returned.  res = syscall return value,	\
 	 * arg0 = nr asked, arg1 = duration of the syscall in ns,	\
 	 * arg2 = batch id (libaio; matches SUBMIT.res) */		\
-	X(SUBMIT_DONE,	2,  "submit_done",	0)			\
+	X(SUBMIT_DONE,	2,  "submit_done",	0, 1)			\
 	/* wait entry armed, "queued, will retry" (-EIOCBQUEUED/-EIOCBRETRY). \
 	 * site = what it waits on, res = the code returned */		\
-	X(RETRY,	3,  "retry",		0)			\
+	X(RETRY,	3,  "retry",		0, 1)			\
 	/* wake callback fired for an armed request */			\
-	X(WAKE,		4,  "wake",		0)			\
+	X(WAKE,		4,  "wake",		0, 1)			\
 	/* a worker resumed the request.  arg0 = worker pid,		\
 	 * arg1 = 1 if it runs with the submitter's mm, 0 if not,	\
 	 * arg2 = FSAIO_RESUME_* flags (patched kernel) */		\
-	X(RESUME,	5,  "resume",		0)			\
+	X(RESUME,	5,  "resume",		0, 1)			\
 	/* request fell back to a blocking worker (io-wq punt, aio punt) */ \
-	X(PUNT,		6,  "punt",		0)			\
+	X(PUNT,		6,  "punt",		0, 1)			\
 	/* kernel posted the completion.  res = result, io_uring: arg0 = cflags; \
 	 * FSAIO_F_OVERFLOW (req 0, ring and user_data name the request) */ \
-	X(COMPLETE,	7,  "complete",		0)			\
+	X(COMPLETE,	7,  "complete",		0, 1)			\
 	/* user space reaped the completion (io_getevents).  res = result */ \
-	X(REAP,		8,  "reap",		0)			\
+	X(REAP,		8,  "reap",		0, 1)			\
 	/* a D-state sleep ended.  arg0 = duration ns, arg1 = syscall nr the \
 	 * task was in (-1: none), site/ctx classify it, stack = kernel stack \
 	 * at the moment the task went to sleep.  Sent when aggregating: \
 	 * its stack classifies the wait; a sleep inside a submit is the \
 	 * finding */							\
-	X(SLEEP,	9,  "sleep",		1)			\
-	/* patched kernel: wait_bit action invoked.  flags bit0 = async entry, \
-	 * res = action return */					\
-	X(WAIT_BIT,	10, "wait_bit",		0)			\
-	/* io_uring task_work batch ran in a task.  arg0 = count */	\
-	X(TASK_WORK,	11, "task_work",	0)			\
-	/* a watched workqueue function ran.  arg0 = work function address, \
-	 * arg1 = 0 start / 1 end */					\
-	X(WORKQUEUE,	12, "workqueue",	0)			\
+	X(SLEEP,	9,  "sleep",		1, 1)			\
+	/* retired: a wait_bit action of the patched kernel; the armed	\
+	 * ones are RETRY, the sleeping ones SLEEP */			\
+	X(WAIT_BIT,	10, "wait_bit",		0, 0)			\
+	/* retired: an io_uring task_work batch ran (an idle SQPOLL thread \
+	 * fires it a million times a second, with nothing to read) */	\
+	X(TASK_WORK,	11, "task_work",	0, 0)			\
+	/* retired: a watched workqueue function ran */		\
+	X(WORKQUEUE,	12, "workqueue",	0, 0)			\
 	/* a traced process exited: its last thread did (not just the	\
 	 * leader).  res = wait status.  Sent when aggregating: the	\
 	 * tracker's lifecycle */					\
-	X(PROC_EXIT,	13, "proc_exit",	1)			\
+	X(PROC_EXIT,	13, "proc_exit",	1, 1)			\
 	/* written by the harness, never by BPF: end of trace.		\
 	 * arg0 = records dropped in BPF during the segment (all causes), \
 	 * stack[cause] = those of each enum fsaio_drop (fsaio_end_drops()) */ \
-	X(TRACE_END,	14, "trace_end",	0)			\
+	X(TRACE_END,	14, "trace_end",	0, 0)			\
 	/* io_destroy(2) returned: the kernel has waited for every request of \
 	 * that context; unreaped ones are abandoned, never reaped.	\
 	 * ring = the aio_context_t, res = return value, arg1 = duration ns. \
 	 * Sent when aggregating: the tracker's lifecycle */		\
-	X(IO_DESTROY,	15, "io_destroy",	1)			\
+	X(IO_DESTROY,	15, "io_destroy",	1, 1)			\
 	/* the aio worker running a request called vfs_fsync_range() (fentry; \
 	 * patched kernel): the final ->fsync() of an O_SYNC/O_DSYNC write. \
 	 * req as RESUME's, res = datasync, arg0/arg1 = range start/end, \
 	 * arg2 = 1 if the request asked for O_SYNC (IOCB_SYNC: data and \
 	 * metadata), 0 for O_DSYNC */					\
-	X(FSYNC,	16, "fsync",		0)			\
+	X(FSYNC,	16, "fsync",		0, 1)			\
 	/* io_uring: a linked request cancelled because an earlier request of \
 	 * its chain failed (io_uring_fail_link).  req = the cancelled link, \
 	 * user_data = the failed request's, ring = the io_ring_ctx.  Its \
@@ -129,7 +135,7 @@ enum fsaio_engine {
 	 * request makes the kernel skip the CQEs of the rest of its chain \
 	 * (REQ_F_SKIP_LINK_CQES), so the link may end with no COMPLETE. \
 	 * Sent when aggregating: an anomaly */				\
-	X(LINK_FAIL,	17, "link_fail",	1)			\
+	X(LINK_FAIL,	17, "link_fail",	1, 1)			\
 	/* patched kernel: the workqueue worker that ran an aio request (one \
 	 * that fired fsaio_resume or a worker fsaio_punt) finished its work \
 	 * item still holding some of the submitter's context.  req = the \
@@ -137,14 +143,25 @@ enum fsaio_engine {
 	 * priority left (FSAIO_KEPT_IOPRIO).  Only emitted when something \
 	 * was kept: the next, unrelated work item of that kworker would run \
 	 * with it.  Sent when aggregating: an anomaly */		\
-	X(WORKER_KEPT,	18, "worker_kept",	1)
+	X(WORKER_KEPT,	18, "worker_kept",	1, 1)
 
 enum fsaio_event_type {
-#define FSAIO_EV_ENUM(id, val, name, agg) FSAIO_EV_##id = val,
+#define FSAIO_EV_ENUM(id, val, name, agg, sent) FSAIO_EV_##id = val,
 	FSAIO_EVENT_TYPES(FSAIO_EV_ENUM)
 #undef FSAIO_EV_ENUM
 	FSAIO_EV__MAX,		/* the last row's value + 1 */
 };
+
+/* A BPF program sends it (the "sent" column): the checker must read it. */
+static inline int fsaio_ev_sent(unsigned int type)
+{
+	switch (type) {
+#define FSAIO_EV_SENT(id, val, name, agg, sent) case val: return sent;
+	FSAIO_EVENT_TYPES(FSAIO_EV_SENT)
+#undef FSAIO_EV_SENT
+	}
+	return 0;
+}
 
 /*
  * Why an event never became a record (counted per CPU in BPF, per cause,

@@ -56,7 +56,7 @@ struct fsaio_agg {
 FSAIO_INLINE int fsaio_agg_sends(__u16 type)
 {
 	switch (type) {
-#define FSAIO_AGG_SENDS(id, val, name, agg) case FSAIO_EV_##id: return agg;
+#define FSAIO_AGG_SENDS(id, val, name, agg, sent) case FSAIO_EV_##id: return agg;
 	FSAIO_EVENT_TYPES(FSAIO_AGG_SENDS)
 #undef FSAIO_AGG_SENDS
 	}

@@ -28,8 +28,6 @@
  *   fsaio_punt     -> PUNT    res = ret, arg0 = pos, arg1 = done,
  *                             arg2 = in_worker
  *   fsaio_complete -> COMPLETE res = res, arg0 = retries
- *   fsaio_wait_bit -> WAIT_BIT flags FSAIO_F_ASYNC if async, res = ret,
- *                             arg0 = word, arg1 = bit, arg2 = action
  * pid/comm stay those of the task the event ran in.  The aio worker's
  * final fsync (fentry vfs_fsync_range -> FSYNC) is here too: it is
  * reported for a request remembered by fsaio_submit only.
@@ -162,34 +160,6 @@ int fsaio_tp_submit(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-/* fsaio_wait_bit(req, iocb, word, bit, action, async, ret): synchronous
- * waits have no request and are reported for traced tasks. */
-SEC("raw_tp/fsaio_wait_bit")
-int fsaio_tp_wait_bit(struct bpf_raw_tracepoint_args *ctx)
-{
-	__u64 req = ctx->args[0];
-	struct fsaio_record *r;
-
-	if (req) {
-		r = fsaio_req_reserve(FSAIO_EV_WAIT_BIT, req, NULL);
-	} else {
-		if (!trace_current())
-			return 0;
-		r = rec_reserve(FSAIO_EV_WAIT_BIT, FSAIO_ENGINE_NONE);
-	}
-	if (!r)
-		return 0;
-	r->site = FSAIO_SITE_WAIT_BIT_ACTION;
-	r->flags = (__u8)ctx->args[5] ? FSAIO_F_ASYNC : 0;
-	r->res = (__s32)ctx->args[6];
-	r->arg0 = ctx->args[2];
-	r->arg1 = (__u32)ctx->args[3];
-	r->arg2 = ctx->args[4];
-	rec_submit(r);
-	return 0;
-}
-
-/* fsaio_retry(req, iocb, wait, pos, done, retries) */
 SEC("raw_tp/fsaio_retry")
 int fsaio_tp_retry(struct bpf_raw_tracepoint_args *ctx)
 {

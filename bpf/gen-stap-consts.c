@@ -27,7 +27,7 @@ int main(void)
 	     "// bpf/kernel_consts.h: do not edit.");
 
 	/* the record (fsaio.h) */
-#define EV(id, val, name, agg) def("EV_" #id, FSAIO_EV_##id);
+#define EV(id, val, name, agg, sent) def("EV_" #id, FSAIO_EV_##id);
 	FSAIO_EVENT_TYPES(EV)
 #undef EV
 	K(FSAIO_, ENGINE_NONE);

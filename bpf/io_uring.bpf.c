@@ -268,37 +268,6 @@ int fsaio_uring_submit_req_raw(struct bpf_raw_tracepoint_args *ctx)
 				 flags, 0, 0);
 }
 
-SEC("tracepoint/io_uring/io_uring_task_work_run")
-int fsaio_uring_task_work_run(struct trace_event_raw_io_uring_task_work_run *ctx)
-{
-	struct fsaio_record *r;
-
-	if (!trace_current())
-		return 0;
-	r = rec_reserve(FSAIO_EV_TASK_WORK, FSAIO_ENGINE_IO_URING);
-	if (!r)
-		return 0;
-	r->arg0 = ctx->count;
-	rec_submit(r);
-	return 0;
-}
-
-SEC("tracepoint/io_uring/io_uring_local_work_run")
-int fsaio_uring_local_work_run(struct trace_event_raw_io_uring_local_work_run *ctx)
-{
-	struct fsaio_record *r;
-
-	if (!trace_current())
-		return 0;
-	r = rec_reserve(FSAIO_EV_TASK_WORK, FSAIO_ENGINE_IO_URING);
-	if (!r)
-		return 0;
-	r->arg0 = ctx->count;
-	r->arg1 = 1;	/* DEFER_TASKRUN ring-local work */
-	rec_submit(r);
-	return 0;
-}
-
 /* io_uring_enter(fd, to_submit, min_complete, flags, argp, argsz).  Only
  * calls that submit (to_submit > 0) produce SUBMIT_DONE; pure waits don't. */
 SEC("tracepoint/syscalls/sys_enter_io_uring_enter")

@@ -59,9 +59,6 @@ FSAIO_GLOBAL const volatile bool uring_complete_cqe FSAIO_INIT(false);
 
 /* Global record sequence; taken after a successful reserve. */
 FSAIO_GLOBAL __u64 fsaio_seq FSAIO_INIT(0);
-/* Number of entries in watched_work_funcs: 0 keeps the workqueue hot path
- * to one load and a branch.  Written by the harness through the skeleton. */
-FSAIO_GLOBAL volatile __u32 nr_watched_work_funcs FSAIO_INIT(0);
 /* Set by the harness once every fsaio:* program (fsaio_tp.bpf.c) attached:
  * libaio retries and completions then come from those tracepoints and the
  * fentry/fexit programs leave libaio requests alone (no double RETRY or
@@ -138,14 +135,6 @@ FSAIO_GLOBAL struct {
 	__type(key, __u64);
 	__type(value, __u8);
 } tracked_rings SEC(".maps");
-
-/* Work functions whose workqueue_execute_start/end are reported. */
-FSAIO_GLOBAL struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
-	__type(key, __u64);
-	__type(value, __u8);
-} watched_work_funcs SEC(".maps");
 
 /* ---- per-thread state -------------------------------------------------------- */
 

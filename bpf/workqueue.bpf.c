@@ -1,35 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Workqueue: the watched work functions' start and end (WORKQUEUE), and
- * what a kworker that ran an aio request still holds of the submitter's
- * when the work item ends (WORKER_KEPT).
+ * Workqueue: what a kworker that ran an aio request still holds of the
+ * submitter's when the work item ends (WORKER_KEPT).
  */
 #include "common.bpf.h"
-
-static __always_inline int handle_work(__u64 work, __u64 func, __u64 end)
-{
-	struct fsaio_record *r;
-
-	if (!nr_watched_work_funcs)
-		return 0;
-	if (!bpf_map_lookup_elem(&watched_work_funcs, &func))
-		return 0;
-	r = rec_reserve(FSAIO_EV_WORKQUEUE, FSAIO_ENGINE_NONE);
-	if (!r)
-		return 0;
-	r->req = work;
-	r->arg0 = func;
-	r->arg1 = end;
-	rec_submit(r);
-	return 0;
-}
-
-SEC("tracepoint/workqueue/workqueue_execute_start")
-int fsaio_work_start(struct trace_event_raw_workqueue_execute_start *ctx)
-{
-	return handle_work((__u64)ctx->work,
-			   (__u64)ctx->function, 0);
-}
 
 /* A kworker that ran an aio request (worker_req: it fired fsaio_resume or
  * a worker fsaio_punt) must end the work item as itself again: its own
@@ -80,6 +54,5 @@ SEC("tracepoint/workqueue/workqueue_execute_end")
 int fsaio_work_end(struct trace_event_raw_workqueue_execute_end *ctx)
 {
 	worker_gave_back();
-	return handle_work((__u64)ctx->work,
-			   (__u64)ctx->function, 1);
+	return 0;
 }

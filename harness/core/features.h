@@ -33,7 +33,7 @@
 	  "workqueue tracepoints (only watched work functions reported)", \
 	  "workqueue resumptions not observable")			\
 	X(FSAIO_TP, 7, "fsaio_tracepoints",				\
-	  "fsaio tracepoints of the patched kernel (libaio submit/retry/wake/resume/punt/complete/wait_bit per request)", \
+	  "fsaio tracepoints of the patched kernel (libaio submit/retry/wake/resume/punt/complete per request)", \
 	  "stock kernel: libaio blocking in io_submit is the expected result") \
 	X(STACK, 8, "sleep_stacks",					\
 	  "sleep stacks (sched_switch D state + bpf_get_stack)",	\

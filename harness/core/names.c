@@ -91,14 +91,14 @@ const char *opcode_name(enum fsaio_engine e, unsigned op)
 
 /* Rows of FSAIO_EVENT_TYPES numbered 1..FSAIO_EV__MAX - 1, each once: a
  * duplicate value is a duplicate case label, a gap fails the count. */
-#define EV_ONE(id, val, name, agg) + 1
+#define EV_ONE(id, val, name, agg, sent) + 1
 _Static_assert(0 FSAIO_EVENT_TYPES(EV_ONE) == FSAIO_EV__MAX - 1,
 	       "FSAIO_EVENT_TYPES: values must run from 1 without gaps");
 #undef EV_ONE
 static inline void event_types_distinct(unsigned t)
 {
 	switch (t) {
-#define EV_CASE(id, val, name, agg) case val:
+#define EV_CASE(id, val, name, agg, sent) case val:
 	FSAIO_EVENT_TYPES(EV_CASE)
 #undef EV_CASE
 		break;
@@ -109,7 +109,7 @@ const char *event_type_name(enum fsaio_event_type t)
 {
 	static const char *const n[FSAIO_EV__MAX] = {
 		[0] = "?",
-#define EV_NAME(id, val, name, agg) [FSAIO_EV_##id] = name,
+#define EV_NAME(id, val, name, agg, sent) [FSAIO_EV_##id] = name,
 		FSAIO_EVENT_TYPES(EV_NAME)
 #undef EV_NAME
 	};

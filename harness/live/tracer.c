@@ -86,14 +86,10 @@ static const struct prog_desc progs[] = {
 	{ "fsaio_uring_fail_link", PK_TP, "io_uring", "io_uring_fail_link", 0 },
 	{ "fsaio_uring_queue_async_work", PK_TP, "io_uring", "io_uring_queue_async_work", 0 },
 	{ "fsaio_uring_complete", PK_TP, "io_uring", "io_uring_complete", FEAT_IO_URING_TP },
-	{ "fsaio_uring_task_work_run", PK_TP, "io_uring", "io_uring_task_work_run", 0 },
-	{ "fsaio_uring_local_work_run", PK_TP, "io_uring", "io_uring_local_work_run", 0 },
-	{ "fsaio_work_start", PK_TP, "workqueue", "workqueue_execute_start", FEAT_WORKQUEUE_TP },
 	{ "fsaio_work_end", PK_TP, "workqueue", "workqueue_execute_end", FEAT_WORKQUEUE_TP },
 	/* patched kernel: before the fentry programs, which attach_all()
 	 * tells whether these took over libaio retries and completions */
 	{ "fsaio_tp_submit", PK_FSAIO_TP, "fsaio", "fsaio_submit", FEAT_FSAIO_TP },
-	{ "fsaio_tp_wait_bit", PK_FSAIO_TP, "fsaio", "fsaio_wait_bit", FEAT_FSAIO_TP },
 	{ "fsaio_tp_retry", PK_FSAIO_TP, "fsaio", "fsaio_retry", FEAT_FSAIO_TP },
 	{ "fsaio_tp_wake", PK_FSAIO_TP, "fsaio", "fsaio_wake", FEAT_FSAIO_TP },
 	{ "fsaio_tp_resume", PK_FSAIO_TP, "fsaio", "fsaio_resume", FEAT_FSAIO_TP },
