@@ -27,12 +27,14 @@ cd "$(dirname "$0")/../.."
 . tests/e2e/vm.sh
 . tests/e2e/crash.sh
 
-# tests/e2e/run.sh [NAME...]: only these tests (names without t_), as
-# kselftest's -t; an unknown name is a usage error.
+# tests/e2e/run.sh [NAME...]: only these tests (names as printed, a t_
+# prefix allowed: the function's name), as kselftest's -t; an unknown name
+# is a usage error.
 [[ ${1:-} == -h || ${1:-} == --help ]] && usage "$EXIT_PASS"
 if (($#)); then
 	want=()
 	for n in "$@"; do
+		n=${n#t_}
 		[[ " ${TESTS[*]} " == *" t_$n "* ]] || usage_error "no test '$n'; tests: ${TESTS[*]#t_}"
 		want+=("t_$n")
 	done
