@@ -12,7 +12,7 @@ int cmd_features(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
-/* fsaio bench show: print a bench.json (compare.c, for cmd_bench) */
+/* fsaio bench show: print a bench.json (results/bench_show.c, for cmd_bench) */
 int bench_show(const char *path, bool all);
 
 #endif

@@ -3,6 +3,7 @@
  * fsaio bench: helpers for `make bench` (ci/bench/bench.sh).
  *
  *   fsaio bench show [--all] FILE   print a bench.json (fsaio-bench/1) as a table
+ *                           (results/bench_show.c)
  *   fsaio bench pin FILE    keep FILE's pages in the page cache until SIGINT/SIGTERM
  *   fsaio bench stats FILE...  fill in value/stddev of figures from their samples
  *                           (results/stats.h: the one implementation)

@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0
+# End-to-end tests of the default suite with --json and --record, and of
+# fsaio replay on that log: binary, written as text, truncated, cut, garbage.
+# t_replay and t_replay_text read t_suite's log (they skip without it), so
+# t_suite comes first.  Sourced by tests/e2e/run.sh (lib.sh first).
+
+t_suite() {
+	need_root
+	local rc
+	$FSAIO check --json "$WORK/suite.json" --record "$WORK/suite.log" >"$WORK/suite.ktap" 2>&1; rc=$?
+	sed 's/^/# /' "$WORK/suite.ktap" | grep -E '^# *(not ok|ok [0-9]+ [a-z_]+$|# [a-z_]+:)' | head -60
+	[[ $rc -eq $EXIT_PASS ]] || fail "suite rc=$rc"
+	for k in '.kernel.release' '.kernel.features' '.engines.libaio.submitted' \
+		 '.engines.io_uring.punts' '.wait_sites' '.lost_events' '.invariants[0].verdict'; do
+		jq -e "$k != null" "$WORK/suite.json" >/dev/null || fail "JSON lacks $k"
+	done
+	[[ $(jq '.lost_events' "$WORK/suite.json") -eq 0 ]] || fail "lost events"
+	leftovers
+}
+TESTS+=(t_suite)
+
+t_replay() {
+	need_root
+	[[ -s $WORK/suite.log ]] || { echo "# needs t_suite's log"; exit "$EXIT_SKIP"; }
+	local rc
+	$FSAIO replay --json "$WORK/replay.json" "$WORK/suite.log" >"$WORK/replay.ktap"; rc=$?
+	[[ $rc -eq $EXIT_PASS ]] || fail "replay rc=$rc"
+	# The trace verdicts of replay equal those of the live run.
+	diff <(jq -c '[.runs[].invariants[] | select(.name|test("^workload")|not) | [.name,.verdict,.observations]]' "$WORK/suite.json") \
+	     <(jq -c '[.runs[].invariants[] | select(.name|test("^workload")|not) | [.name,.verdict,.observations]]' "$WORK/replay.json") ||
+		fail "replay verdicts differ from the live run"
+	# Truncated log: ERROR, never a pass.
+	head -c $(( $(stat -c %s "$WORK/suite.log") - 100 )) "$WORK/suite.log" >"$WORK/trunc.log"
+	$FSAIO replay "$WORK/trunc.log" >"$WORK/trunc.ktap" 2>&1; rc=$?
+	[[ $rc -eq $EXIT_ERROR ]] || fail "truncated log: rc=$rc"
+	grep -q "not ok [0-9]* trace_integrity" "$WORK/trunc.ktap" || fail "truncated log: trace_integrity not failed"
+	echo garbage >"$WORK/garbage.log"
+	$FSAIO replay "$WORK/garbage.log" >/dev/null 2>&1; rc=$?
+	[[ $rc -eq $EXIT_USAGE ]] || fail "garbage log: rc=$rc"
+}
+TESTS+=(t_replay)
+
+# The text event log (SystemTap's form, stap/README.md): the suite's log
+# written as text (replay --text) and replayed gives the same verdicts,
+# observations and per-engine counts as the binary log; a record line
+# cut in half is an ERROR naming its line, never a pass.
+t_replay_text() {
+	need_root
+	[[ -s $WORK/suite.log ]] || { echo "# needs t_suite's log"; exit "$EXIT_SKIP"; }
+	local rc facts='[.runs[] | [.invariants[] | [.name, .verdict, .observations]], .engines, .records]'
+	$FSAIO replay --json "$WORK/bin.json" --text "$WORK/suite.txt" "$WORK/suite.log" >/dev/null; rc=$?
+	[[ $rc -eq $EXIT_PASS ]] || fail "replay --text rc=$rc"
+	[[ $(grep -c '^R ' "$WORK/suite.txt") -eq $(jq '[.runs[].records] | add' "$WORK/bin.json") ]] ||
+		fail "text log: $(grep -c '^R ' "$WORK/suite.txt") record lines, $(jq '[.runs[].records] | add' "$WORK/bin.json") records"
+	$FSAIO replay --json "$WORK/text.json" "$WORK/suite.txt" >"$WORK/text.ktap"; rc=$?
+	[[ $rc -eq $EXIT_PASS ]] || fail "replay of the text log: rc=$rc"
+	grep -q '^# replay of .*: text log recorded on' "$WORK/text.ktap" || fail "not read as a text log"
+	diff <(jq -c "$facts" "$WORK/bin.json") <(jq -c "$facts" "$WORK/text.json") ||
+		fail "the text log's verdicts or counts differ from the binary log's"
+	awk 'NR == 40 { print substr($0, 1, 30); next } { print }' "$WORK/suite.txt" >"$WORK/cut.txt"
+	$FSAIO replay "$WORK/cut.txt" >"$WORK/cut.ktap" 2>"$WORK/cut.err"; rc=$?
+	[[ $rc -eq $EXIT_ERROR ]] || fail "a cut record line: rc=$rc"
+	grep -q 'line 40' "$WORK/cut.err" || fail "the error does not name line 40: $(cat "$WORK/cut.err")"
+}
+TESTS+=(t_replay_text)
