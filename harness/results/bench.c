@@ -28,6 +28,7 @@
 #include <json-c/json.h>
 #include "cmd/commands.h"
 #include "common.h"
+#include "results/resultset.h"
 #include "results/stats.h"
 
 static int bench_pin(const char *path)
@@ -113,8 +114,13 @@ static int bench_stats(int nfiles, char **files)
 	/* shortest exact-enough form, not %.17g's 66.666700000000006 */
 	json_c_set_serialization_double_format("%.10g", JSON_C_OPTION_GLOBAL);
 	for (i = 0; i < nfiles; i++) {
-		json_object *root = json_object_from_file(files[i]);
+		json_object *root;
 
+		if (rs_check_input(files[i], err, sizeof(err))) {
+			fsaio_err("%s", err);
+			return EXIT_USAGE;
+		}
+		root = json_object_from_file(files[i]);
 		if (!root) {
 			fsaio_err("%s: not valid JSON (or unreadable): %s", files[i],
 				  json_util_get_last_err());

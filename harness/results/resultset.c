@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <json-c/json.h>
 #include "common.h"
 #include "report/report.h"	/* REPORT_JSON_SCHEMA */
@@ -258,12 +259,37 @@ static int load_check(struct resultset *rs)
 	return 0;
 }
 
+int rs_check_input(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s is not a regular file: give a bench.json or a --json result",
+			 path);
+		return -EINVAL;
+	}
+	if (st.st_size > RS_MAX_BYTES) {
+		snprintf(err, errlen, "%s is %lld MiB, more than any result (%d MiB): not a result file",
+			 path, (long long)st.st_size >> 20, RS_MAX_BYTES >> 20);
+		return -EFBIG;
+	}
+	return 0;
+}
+
 static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
 {
 	size_t cap = 1 << 16, n = 0, r;
-	char *buf = malloc(cap), *nb;
-	FILE *f = fopen(path, "r");
+	char *buf, *nb;
+	FILE *f;
 
+	if (rs_check_input(path, err, errlen))
+		return NULL;
+	buf = malloc(cap);
+	f = fopen(path, "r");
 	if (!f || !buf) {
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		if (f)
@@ -273,6 +299,11 @@ static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
 	}
 	while ((r = fread(buf + n, 1, cap - n, f)) > 0) {
 		n += r;
+		if (n > RS_MAX_BYTES) {	/* grew while read */
+			snprintf(err, errlen, "%s: more than %d MiB: not a result file", path,
+				 RS_MAX_BYTES >> 20);
+			goto fail;
+		}
 		if (n == cap) {
 			nb = realloc(buf, cap *= 2);
 			if (!nb) {

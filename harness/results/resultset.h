@@ -70,6 +70,12 @@ static inline bool jnum(json_object *o, const char *key, double *out)
 	return true;
 }
 
+/* Result files are a few MiB; anything larger, or not a regular file
+ * (/dev/zero, a pipe, a directory), is refused before it is read. */
+#define RS_MAX_BYTES	(256 << 20)
+/* 0, or -errno with err saying why path is no result file to read. */
+int rs_check_input(const char *path, char *err, size_t errlen);
+
 /*
  * Load and reduce one result file.  Returns 0, or an EXIT_* code with the
  * reason in err: EXIT_USAGE for anything wrong with the input (missing,
