@@ -5,7 +5,7 @@
 # tests/e2e/run.sh after ci/lib.sh (the EXIT_* statuses), from the top of
 # the tree.
 
-FSAIO=./fsaio
+FSAIO=${FSAIO:-./fsaio}	# FSAIO=path: test another build
 WORK=$(mktemp -d /var/tmp/fsaio-e2e.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 TESTS=()
