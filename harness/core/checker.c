@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The checker: per-request state machines and invariants over a stream of
- * decoded fsaio records.  Pure core, no libbpf: live tracing, replay, unit
- * tests and fuzzers all drive this same code.
+ * The checker: per-request state machines over a stream of decoded fsaio
+ * records.  Pure core, no libbpf: live tracing (fsaio check, fsaio trace),
+ * replay of binary and text event logs, and the unit tests all drive this
+ * same code.  This file turns events into lifecycles and counts; rules.c
+ * turns what they left into verdicts, sleeps.c takes the SLEEP events.
  *
  * Decisions (the invariants of README "How results are reported", made
  * exact; the reports rely on them):
@@ -95,8 +97,10 @@
  * completions are observable, an abandoned request without one, or with a
  * wait entry still armed, fails quiescence (the kernel's destroy/exit wait
  * let it go).  Requests of a live context that never complete are not
- * abandoned: quiescence fails them as before.  io_uring requests are never
- * abandoned (ring teardown completes them with CQEs, which are traced).
+ * abandoned: quiescence fails them as before.  A process exit alone does
+ * not abandon an io_uring request: ring teardown cancels it with a CQE,
+ * which is traced (COMPLETE with FSAIO_F_TEARDOWN) and abandons it then:
+ * the kernel finished it and nobody will reap it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -608,7 +612,6 @@ static void lc_mark_done(struct checker *c, struct lc *l, int32_t res)
 	check_armed_at_completion(c, l);
 }
 
-/* A completion for no open lifecycle: unknown, rejected or already ended. */
 /* io_uring_complete cflags, carried in COMPLETE.arg0 by the tracer */
 #define CQE_F_MORE	(1u << 1)	/* IORING_CQE_F_MORE: multishot, more to come */
 #define CQE_F_NOTIF	(1u << 3)	/* IORING_CQE_F_NOTIF: a zero-copy send's notification */
@@ -625,6 +628,8 @@ static bool lc_zc_send(const struct lc *l)
 	       (l->opcode == OP_SEND_ZC || l->opcode == OP_SENDMSG_ZC);
 }
 
+/* A completion for no open lifecycle: unknown, rejected or already ended.
+ * Notes it (a failure or a count) and returns true; false if l is open. */
 static bool completion_orphan(struct checker *c, struct lc *l,
 			      const struct fsaio_record *r)
 {
@@ -937,13 +942,9 @@ static void on_resume(struct checker *c, const struct fsaio_record *r)
 	struct lc *seen, *l = retry_target(c, r, &seen);
 
 	retry_stats(c, seen, r)->resumes++;
-	/* resume_context is judged per event, attributed or not.  A worker
-	 * that finds the submitter's address space gone (FSAIO_RESUME_MM_GONE:
-	 * mm NULL) must not touch user memory at all: that is the right
-	 * resumption if the submitter exited after the SUBMIT, which only
-	 * the end can tell (finish_resume). */
-	/* The worker must act as the submitter: its credentials decide what
-	 * the I/O may touch (permissions, quota, setuid bits). */
+	/* resume_context is judged per event, attributed or not.  The worker
+	 * must act as the submitter: its credentials decide what the I/O may
+	 * touch (permissions, quota, setuid bits). */
 	if (fsaio_resume_flags(r) & FSAIO_RESUME_OTHER_CREDS) {
 		struct fail *f = &c->resume;
 
@@ -972,6 +973,10 @@ static void on_resume(struct checker *c, const struct fsaio_record *r)
 			snprintf(f->first, sizeof(f->first), "req 0x%" PRIx64 " resumed at I/O "
 				 "priority %s, the request's is %s", (uint64_t)r->req, got, want);
 	}
+	/* A worker that finds the submitter's address space gone
+	 * (FSAIO_RESUME_MM_GONE: mm NULL) must not touch user memory at all:
+	 * that is the right resumption if the submitter exited after the
+	 * SUBMIT, which only the end can tell (finish_resume). */
 	if (!fsaio_resume_same_mm(r) && (fsaio_resume_flags(r) & FSAIO_RESUME_MM_GONE) && seen) {
 		if (c->nr_mm_gone == c->cap_mm_gone) {
 			size_t cap = c->cap_mm_gone ? 2 * c->cap_mm_gone : 64;
@@ -1035,7 +1040,6 @@ static void on_punt(struct checker *c, const struct fsaio_record *r)
 	}
 }
 
-/* A link cancelled with its failed chain: its CQE may be skipped. */
 /* The kworker that ran a request ended its work item with some of the
  * submitter's context still on: the next, unrelated work item of that
  * kworker runs as the submitter (credentials), in its address space, at its
@@ -1065,6 +1069,7 @@ static void on_worker_kept(struct checker *c, const struct fsaio_record *r)
 			 r->pid, (uint64_t)r->req, what + 2);
 }
 
+/* A link cancelled with its failed chain: its CQE may be skipped. */
 static void on_link_fail(struct checker *c, const struct fsaio_record *r)
 {
 	struct lc *l = r->req ? lc_find(c, r, false) : NULL;

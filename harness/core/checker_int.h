@@ -24,28 +24,30 @@
 #define LC_REAPED	0x10	/* user REAP seen */
 #define LC_DONE		0x20	/* lifecycle ended (counted in completed) */
 #define LC_PUNTED	0x40	/* last resumption path was a punt */
+#define LC_ABANDONED	0x80	/* ended unreaped (with LC_DONE): struct lc.why says why */
+
+/* struct lc.sync: the durability of an async O_SYNC/O_DSYNC write */
 #define SYNC_PUNTED	0x01	/* a libaio write handed to the worker (O_SYNC/O_DSYNC) */
 #define SYNC_FSYNCED	0x02	/* its worker ran the final fsync */
 #define SYNC_WEAK	0x04	/* ...but an O_SYNC write got fdatasync only */
 #define SYNC_LANDED	0x08	/* the hand-off said where the copy landed (land_*) */
-#define LC_ABANDONED	0x80	/* ended unreaped: context destroyed or process exited (with LC_DONE) */
 
-/* struct lc.cqe: why an io_uring request may end without a CQE */
+/* struct lc.cqe: why an io_uring request may end, or ended, without its own CQE */
 #define CQE_MAY_SKIP	0x01	/* submitted with IOSQE_CQE_SKIP_SUCCESS */
 #define CQE_LINK_FAILED	0x02	/* cancelled with its failed chain (LINK_FAIL) */
 #define CQE_BY_OVERFLOW	0x04	/* ended by an overflowed CQE matched by user_data */
 #define EV_NO_CQE	101	/* pseudo event in a history: ended without a CQE */
 
-/* Why a lifecycle was abandoned (struct lc.why) */
-/* Why a request was abandoned: never reaped because its context was
- * destroyed (libaio io_destroy), its process exited (libaio), or its ring
- * was torn down (io_uring: cancelled by process exit or ring close). */
+/* struct lc.why: why a request was abandoned, never reaped: its context
+ * was destroyed (libaio io_destroy), its process exited (libaio), or its
+ * ring was torn down (io_uring: cancelled by process exit or ring close). */
 enum { AB_NONE, AB_DESTROY, AB_EXIT, AB_TEARDOWN, AB__COUNT };
 
 enum rstate { R_IDLE, R_ARMED, R_WOKEN };
 
-/* One request lifecycle; 136 bytes, kept for the life of the checker and
- * reused when the same key is submitted again. */
+/* One request lifecycle, kept for the life of the checker and reused when
+ * the same key is submitted again: one per distinct (engine, tgid, req), so
+ * its size bounds the checker's memory on a long trace (see the assert). */
 struct lc {
 	uint64_t req;
 	uint64_t born;		/* st.records at SUBMIT: orders against PROC_EXIT/IO_DESTROY */
@@ -68,9 +70,10 @@ struct lc {
 	uint8_t why;		/* AB_* once abandoned */
 	uint8_t opcode;		/* of the SUBMIT, < FSAIO_MAX_OPCODE */
 	uint8_t sync;		/* SYNC_*: the durability of an async sync write */
-	uint8_t cqe;		/* CQE_MAY_SKIP, CQE_LINK_FAILED: may end without a CQE */
+	uint8_t cqe;		/* CQE_*: may end, or was ended, without its own CQE */
 	int32_t val[HIST_LEN];
 };
+_Static_assert(sizeof(struct lc) <= 168, "struct lc grew: a million requests cost 168 MB");
 
 /* A thread's libaio batch awaiting its SUBMIT_DONE. */
 struct thr {

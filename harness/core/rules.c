@@ -1,29 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The invariant rules: how the state the checker collected from the events
- * (checker_int.h) becomes one verdict per invariant, at checker_finish().
+ * (checker.c, sleeps.c; checker_int.h) becomes one verdict per invariant,
+ * at checker_finish().  One finish_* function per invariant, each alone
+ * deciding its verdict and its one-line detail, then judge_with_loss().
  *
- * trace_integrity is ERROR on loss, on any malformed record (rejected by
- * checker_feed or noted by checker_note_malformed) and without TRACE_END.
+ * Verdicts.  Every invariant is PASS, FAIL, XFAIL, SKIP or ERROR.  Details
+ * are one line; on failure they give the number of violations and the
+ * first one, with the request's recent event sequence: "req 0x1000
+ * (libaio tgid 42): submit, reap(4096), reap(4096)".
+ *
+ * ERROR: the trace cannot be trusted.  trace_integrity is ERROR on lost
+ * records (ring buffer, BPF-side drops, seq gaps), on any malformed record
+ * (rejected by checker_feed or noted by checker_note_malformed), on
+ * duplicate seqs, when the checker ran out of memory, and without
+ * TRACE_END.  With loss or out of memory every other invariant that
+ * reached a verdict is ERROR too, "inconclusive", keeping what was seen
+ * (judge_with_loss); a SKIP stays a SKIP.  Results read before
+ * checker_finish() are ERROR "not evaluated".
  *
  * Skips.  nonblocking_submit_* SKIP without cfg.see_sleep or when the
  * engine had no requests; exactly_once SKIPs with no requests; retry_
  * lifecycle SKIPs without cfg.see_retry (cfg.skip_retry_reason);
- * resume_context SKIPs only when there were no RESUMEs and !see_retry.
+ * resume_context SKIPs only when there were no RESUMEs and !see_retry;
+ * durability SKIPs without cfg.see_fsync or when no O_SYNC/O_DSYNC write
+ * went async.
+ *
  * A RESUME without the submitter's mm passes only when the mm is gone
  * (FSAIO_RESUME_MM_GONE) and the submitter's process exited after the
- * SUBMIT (its
- * PROC_EXIT may come after the RESUME: exit_mm() precedes the tracepoint).
- * libaio blocking in io_submit is XFAIL unless cfg.libaio_async_expected.
+ * SUBMIT (its PROC_EXIT may come after the RESUME: exit_mm() precedes the
+ * tracepoint).  libaio blocking in io_submit is XFAIL unless
+ * cfg.libaio_async_expected.
  *
  * Quiescence.  At the end every accepted lifecycle must have ended
  * (completed or abandoned) and no wait entry may be armed.
- *
- * Verdicts.  Every invariant is PASS, FAIL, XFAIL, SKIP or ERROR; only
- * trace_integrity uses ERROR.  Details are one line; on failure they give
- * the number of violations and the first one, with the request's recent
- * event sequence: "req 0x1000 (libaio tgid 42): submit, reap(4096),
- * reap(4096)".
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -32,8 +42,6 @@
 #include <string.h>
 #include "core/checker_int.h"
 #include "core/names.h"
-
-/* ---------- verdicts ---------- */
 
 static void set_result(struct invariant_result *ir, enum verdict v, uint64_t obs,
 		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
