@@ -110,7 +110,7 @@ $(OUTPUT)/conformance/%: tests/conformance/%.c workloads/lib/wl.h harness/exit_s
 # -Wno-clobbered: TEST_F in the kernel's kselftest_harness.h sets a local
 # after setjmp(); after a failed ASSERT the fixture teardown may be skipped,
 # which costs nothing in a test process about to exit.
-$(OUTPUT)/tests/%: tests/unit/%.c $(CORE_LIB) tests/unit/kselftest_harness.h tests/unit/synth.h
+$(OUTPUT)/tests/%: tests/unit/%.c $(CORE_LIB) $(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Wno-clobbered -Itests/unit $< $(CORE_LIB) -o $@
 
