@@ -254,7 +254,9 @@ TEST_F(stock, reap_after_process_exit_completes)
 	EXPECT_EQ(0, LIBAIO(c)->abandoned);
 }
 
-/* io_uring requests are never abandoned: ring teardown posts their CQEs. */
+/* A process exit alone does not abandon an io_uring request: ring teardown
+ * cancels it with a CQE of its own (io_uring_teardown_cancellation_is_abandoned
+ * in test_exactly_once.c); without that CQE it is still in flight. */
 TEST_F(patched, io_uring_request_not_abandoned_by_exit)
 {
 	struct checker *c = self->c;
