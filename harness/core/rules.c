@@ -36,27 +36,15 @@
  * (completed or abandoned) and no wait entry may be armed.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "core/checker_int.h"
 #include "core/names.h"
 
-static void set_result(struct invariant_result *ir, enum verdict v, uint64_t obs,
-		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void set_result(struct invariant_result *ir, enum verdict v, uint64_t obs,
-		       const char *fmt, ...)
-{
-	va_list ap;
-
-	ir->verdict = v;
-	ir->observations = obs;
-	va_start(ap, fmt);
-	vsnprintf(ir->detail, sizeof(ir->detail), fmt, ap);
-	va_end(ap);
-}
+/* The result of an invariant, its name kept (rules_init set it). */
+#define set_result(ir, v, obs, ...) \
+	invariant_set((ir), (ir)->name, (v), (obs), __VA_ARGS__)
 
 /* "2 ring buffer reserve failures, 1 missing from seq": every cause of
  * loss with a count, ring buffer and seq always.  Returns snprintf's length. */
