@@ -976,7 +976,7 @@ static void on_resume(struct checker *c, const struct fsaio_record *r)
 	/* A worker that finds the submitter's address space gone
 	 * (FSAIO_RESUME_MM_GONE: mm NULL) must not touch user memory at all:
 	 * that is the right resumption if the submitter exited after the
-	 * SUBMIT, which only the end can tell (finish_resume). */
+	 * SUBMIT, which only the end can tell (rules.c, finish_resume). */
 	if (!fsaio_resume_same_mm(r) && (fsaio_resume_flags(r) & FSAIO_RESUME_MM_GONE) && seen) {
 		if (c->nr_mm_gone == c->cap_mm_gone) {
 			size_t cap = c->cap_mm_gone ? 2 * c->cap_mm_gone : 64;

@@ -128,7 +128,7 @@ static bool blocks_submit(const struct fsaio_record *r, enum fsaio_engine e)
 	unsigned site = r->site;
 
 	/* a write to an S_SYNC inode is synchronous by design (its own
-	 * RETRY or PUNT is the failure, on_retry/on_punt) */
+	 * RETRY or PUNT is the failure: checker.c, on_retry/on_punt) */
 	if (e == FSAIO_ENGINE_LIBAIO && (r->flags & FSAIO_F_SYNC_INODE))
 		return false;
 	if (site == FSAIO_SITE_COPY)
