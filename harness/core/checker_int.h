@@ -165,13 +165,16 @@ struct checker {
 /* Count a violation; keep the words and the event sequence of the first. */
 void fail_note(struct fail *f, const struct lc *l, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* st.records at the latest io_destroy of (tgid, ring), or at the exit of
+ * tgid (ring 0); 0 if none */
 uint64_t mark_at(const struct checker *c, uint32_t tgid, uint64_t ring);
-uint64_t abandoned_all(const struct checker *c);
+uint64_t abandoned_all(const struct checker *c);	/* every cause */
 
 /* sleeps.c */
 void on_sleep(struct checker *c, const struct fsaio_record *r);
 
-/* rules.c */
+/* rules.c: every result ERROR "not evaluated" until rules_judge(), which
+ * checker_finish() calls once the open lifecycles are settled */
 void rules_init(struct checker *c);
 void rules_judge(struct checker *c);
 

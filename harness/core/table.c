@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The checker's index tables (table.h): never deleted from, grown at half load. */
+/* The checker's index tables (table.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include "core/table.h"
