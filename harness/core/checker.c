@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The checker: per-request state machines and invariants over a stream of
- * decoded fsaio records.  Pure core, no libbpf: live tracing, replay, unit
- * tests and fuzzers all drive this same code.
+ * The checker: per-request state machines over a stream of decoded fsaio
+ * records.  Pure core, no libbpf: live tracing (fsaio check, fsaio trace),
+ * replay of binary and text event logs, and the unit tests all drive this
+ * same code.  This file turns events into lifecycles and counts; rules.c
+ * turns what they left into verdicts, sleeps.c takes the SLEEP events.
  *
  * Decisions (the invariants of README "How results are reported", made
  * exact; the reports rely on them):
@@ -81,18 +83,6 @@
  * (max - min + 1) - distinct seen, so the small reordering that per-CPU
  * reservation can cause is not mistaken for loss (it is counted and shown
  * in the trace_integrity detail); repeated seqs are an ERROR of their own.
- * trace_integrity is ERROR on loss, on any malformed record (rejected by
- * checker_feed or noted by checker_note_malformed) and without TRACE_END.
- *
- * Skips.  nonblocking_submit_* SKIP without cfg.see_sleep or when the
- * engine had no requests; exactly_once SKIPs with no requests; retry_
- * lifecycle SKIPs without cfg.see_retry (cfg.skip_retry_reason);
- * resume_context SKIPs only when there were no RESUMEs and !see_retry.
- * A RESUME without the submitter's mm passes only when the mm is gone
- * (FSAIO_RESUME_MM_GONE) and the submitter's process exited after the
- * SUBMIT (its
- * PROC_EXIT may come after the RESUME: exit_mm() precedes the tracepoint).
- * libaio blocking in io_submit is XFAIL unless cfg.libaio_async_expected.
  *
  * Abandoned.  io_destroy(2) and process exit (exit_aio) wait until every
  * request of the context has completed in the kernel and then throw the
@@ -107,17 +97,10 @@
  * completions are observable, an abandoned request without one, or with a
  * wait entry still armed, fails quiescence (the kernel's destroy/exit wait
  * let it go).  Requests of a live context that never complete are not
- * abandoned: quiescence fails them as before.  io_uring requests are never
- * abandoned (ring teardown completes them with CQEs, which are traced).
- *
- * Quiescence.  At the end every accepted lifecycle must have ended
- * (completed or abandoned) and no wait entry may be armed.
- *
- * Verdicts.  Every invariant is PASS, FAIL, XFAIL, SKIP or ERROR; only
- * trace_integrity uses ERROR.  Details are one line; on failure they give
- * the number of violations and the first one, with the request's recent
- * event sequence: "req 0x1000 (libaio tgid 42): submit, reap(4096),
- * reap(4096)".
+ * abandoned: quiescence fails them as before.  A process exit alone does
+ * not abandon an io_uring request: ring teardown cancels it with a CQE,
+ * which is traced (COMPLETE with FSAIO_F_TEARDOWN) and abandons it then:
+ * the kernel finished it and nobody will reap it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -125,219 +108,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/checker.h"
+#include "core/checker_int.h"
 #include "core/decode.h"
 #include "core/names.h"
 
-#define HIST_LEN	16	/* events kept per lifecycle for failure details */
-#define EV_REJECTED	100	/* pseudo event in a history: batch entry rejected */
-
-/* struct lc.flags */
-#define LC_ACTIVE	0x01	/* a lifecycle is open (submitted, not rejected) */
-#define LC_PENDING	0x02	/* libaio: its batch's SUBMIT_DONE not yet seen */
-#define LC_REJECTED	0x04	/* libaio: io_submit did not accept it */
-#define LC_KCOMPLETE	0x08	/* kernel COMPLETE seen */
-#define LC_REAPED	0x10	/* user REAP seen */
-#define LC_DONE		0x20	/* lifecycle ended (counted in completed) */
-#define LC_PUNTED	0x40	/* last resumption path was a punt */
-#define SYNC_PUNTED	0x01	/* a libaio write handed to the worker (O_SYNC/O_DSYNC) */
-#define SYNC_FSYNCED	0x02	/* its worker ran the final fsync */
-#define SYNC_WEAK	0x04	/* ...but an O_SYNC write got fdatasync only */
-#define SYNC_LANDED	0x08	/* the hand-off said where the copy landed (land_*) */
-#define LC_ABANDONED	0x80	/* ended unreaped: context destroyed or process exited (with LC_DONE) */
-
-/* struct lc.cqe: why an io_uring request may end without a CQE */
-#define CQE_MAY_SKIP	0x01	/* submitted with IOSQE_CQE_SKIP_SUCCESS */
-#define CQE_LINK_FAILED	0x02	/* cancelled with its failed chain (LINK_FAIL) */
-#define CQE_BY_OVERFLOW	0x04	/* ended by an overflowed CQE matched by user_data */
-#define EV_NO_CQE	101	/* pseudo event in a history: ended without a CQE */
-
-/* Why a lifecycle was abandoned (struct lc.why) */
-/* Why a request was abandoned: never reaped because its context was
- * destroyed (libaio io_destroy), its process exited (libaio), or its ring
- * was torn down (io_uring: cancelled by process exit or ring close). */
-enum { AB_NONE, AB_DESTROY, AB_EXIT, AB_TEARDOWN, AB__COUNT };
-
-enum rstate { R_IDLE, R_ARMED, R_WOKEN };
-
-/* One request lifecycle; 136 bytes, kept for the life of the checker and
- * reused when the same key is submitted again. */
-struct lc {
-	uint64_t req;
-	uint64_t born;		/* st.records at SUBMIT: orders against PROC_EXIT/IO_DESTROY */
-	uint64_t ring;		/* aio_context_t / struct io_ring_ctx of the SUBMIT */
-	uint64_t user_data;	/* of the SUBMIT: names an overflowed io_uring CQE */
-	int64_t land_pos;	/* async sync write: where its copy landed ... */
-	uint64_t land_len;	/* ... and how much (the hand-off PUNT) */
-	uint32_t tgid;
-	uint32_t pid;		/* submitting thread */
-	int32_t batch;		/* libaio batch id */
-	uint32_t index;		/* libaio index in the batch */
-	int32_t kres;		/* kernel COMPLETE result */
-	int32_t ures;		/* REAP result */
-	uint16_t nev;		/* events in this lifecycle, saturating */
-	uint8_t engine;
-	uint8_t flags;
-	uint8_t rstate;
-	uint8_t head;		/* next slot in ev[]/val[] */
-	uint8_t ev[HIST_LEN];
-	uint8_t why;		/* AB_* once abandoned */
-	uint8_t opcode;		/* of the SUBMIT, < FSAIO_MAX_OPCODE */
-	uint8_t sync;		/* SYNC_*: the durability of an async sync write */
-	uint8_t cqe;		/* CQE_MAY_SKIP, CQE_LINK_FAILED: may end without a CQE */
-	int32_t val[HIST_LEN];
-};
-
-/* A thread's libaio batch awaiting its SUBMIT_DONE. */
-struct thr {
-	uint32_t pid;
-	int32_t batch;
-	uint32_t n, cap;
-	uint32_t *lcs;		/* indices into c->lcs */
-};
-
-/* Open addressing over uint32 slots holding index + 1 (0 = empty).  Never
- * deleted from, so no tombstones; grown at half load. */
-struct table {
-	uint32_t *slot;
-	uint32_t mask;		/* capacity - 1, capacity a power of two */
-	uint32_t used;
-};
-
-/* First violation of an invariant, and how many there were. */
-struct fail {
-	uint64_t count;
-	char first[400];
-};
-
-/* A process exit (ring 0) or an io_destroy of (tgid, ring): st.records at
- * the latest one; at == 0 is an empty slot. */
-struct mark {
-	uint64_t ring;
-	uint64_t at;
-	uint32_t tgid;
-};
-
-struct sleep_sum {
-	uint64_t count;
-	uint64_t ns;
-	char first[200];	/* the first offending sleep */
-	uint32_t nr_stacks;	/* the first few, with their stacks */
-	struct inv_stack stacks[INV_MAX_STACKS];
-	uint64_t by_site[FSAIO_SITE__COUNT];
-};
-
-struct checker {
-	struct checker_config cfg;
-	struct checker_stats st;
-	struct invariant_result res[INV__COUNT];
-	bool finished;
-
-	struct lc *lcs;
-	uint32_t nr_lcs, cap_lcs;
-	struct table req_tab;
-
-	struct thr *thrs;
-	uint32_t nr_thrs, cap_thrs;
-	struct table thr_tab;
-
-	/* (tgid, ring) -> latest io_destroy; (tgid, 0) -> latest PROC_EXIT */
-	struct mark *marks;
-	uint32_t marks_mask, nr_marks;
-	uint64_t abandoned[AB__COUNT];
-
-	uint64_t lifecycles;	/* accepted lifecycles, all engines */
-	uint64_t folded;	/* of those, io_uring ones folded in BPF */
-	uint64_t rejected;	/* libaio batch entries io_submit refused */
-	uint64_t unmatched_uring; /* io_uring COMPLETE of unknown requests */
-	uint64_t more_cqes;	/* io_uring F_MORE CQEs traced without req (aux) */
-	uint64_t ovf_moved;	/* overflowed CQEs moved to another request (same user_data) */
-	uint64_t unmatched_libaio; /* libaio events of unknown requests, when
-				    * cfg.libaio_submit_unseen */
-	uint64_t unattributed;	/* RETRY/WAKE/RESUME/PUNT without req */
-
-	/* seq accounting */
-	uint64_t seq_min, seq_max, seq_seen, seq_last, reordered;
-	uint64_t end_drops[FSAIO_DROP__COUNT];	/* TRACE_END per cause, summed */
-	uint64_t oom;		/* events the checker could not track (allocation failed) */
-	uint64_t trace_ends;
-	char malformed_first[200];
-
-	struct fail eonce, retry, resume, quiesce;
-	struct fail durab;	/* sync writes completed without their final fsync */
-	uint64_t sync_writes;	/* async O_SYNC/O_DSYNC writes completed */
-	struct fail aband;	/* abandoned requests the kernel did not finish */
-	/* RESUMEs that found the submitter's mm gone, judged at the end: the
-	 * address space goes in exit_mm(), before sched_process_exit fires */
-	struct mm_gone { uint32_t tgid; uint64_t born, req; } *mm_gone;
-	size_t nr_mm_gone, cap_mm_gone;
-	struct sleep_sum blocked[FSAIO_ENGINE__COUNT];	/* FSAIO waits in submit */
-	struct sleep_sum other[FSAIO_ENGINE__COUNT];	/* other sleeps in submit */
-
-	/* cfg.keep_stacks: distinct sleep stacks, open addressing over
-	 * 2 * STACKS_MAX slots of index + 1 */
-	struct stack_count *stacks;
-	uint32_t nr_stacks;
-	uint32_t *stack_slot;
-	uint64_t stacks_untracked;
-};
-
-/* ---------- hashing ---------- */
-
-static uint32_t hash64(uint64_t x)
-{
-	/* splitmix64 finalizer: pointers differ only in a few middle bits */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return (uint32_t)x;
-}
-
-static int table_init(struct table *t, uint32_t cap)
-{
-	t->slot = calloc(cap, sizeof(*t->slot));
-	t->mask = cap - 1;
-	t->used = 0;
-	return t->slot ? 0 : -ENOMEM;
-}
-
-/* Rehash into twice the space; key_of() gives the hashed key of an index. */
-static int table_grow(struct table *t, uint64_t (*key_of)(const struct checker *, uint32_t),
-		      const struct checker *c)
-{
-	struct table n;
-	uint32_t i;
-
-	if (table_init(&n, (t->mask + 1) * 2))
-		return -ENOMEM;
-	for (i = 0; i <= t->mask; i++) {
-		uint32_t v = t->slot[i], h;
-
-		if (!v)
-			continue;
-		for (h = hash64(key_of(c, v - 1)) & n.mask; n.slot[h]; h = (h + 1) & n.mask)
-			;
-		n.slot[h] = v;
-	}
-	n.used = t->used;
-	free(t->slot);
-	*t = n;
-	return 0;
-}
-
-static uint64_t lc_key(const struct checker *c, uint32_t i)
-{
-	return c->lcs[i].req;
-}
-
-static uint64_t thr_key(const struct checker *c, uint32_t i)
-{
-	return c->thrs[i].pid;
-}
-
 /* ---------- lifecycles ---------- */
+
+static uint64_t lc_key(const void *ctx, uint32_t i)
+{
+	return ((const struct checker *)ctx)->lcs[i].req;
+}
+
+static uint64_t thr_key(const void *ctx, uint32_t i)
+{
+	return ((const struct checker *)ctx)->thrs[i].pid;
+}
 
 static bool lc_inflight(const struct lc *l)
 {
@@ -475,11 +260,8 @@ static void lc_format(const struct lc *l, char *buf, size_t len)
 	}
 }
 
-static void fail_note(struct fail *f, const struct lc *l, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 /* Count a violation; keep the words and the event sequence of the first. */
-static void fail_note(struct fail *f, const struct lc *l, const char *fmt, ...)
+void fail_note(struct fail *f, const struct lc *l, const char *fmt, ...)
 {
 	va_list ap;
 	size_t o;
@@ -678,7 +460,7 @@ static void mark_set(struct checker *c, uint32_t tgid, uint64_t ring)
 	m->at = c->st.records;	/* >= 1: this record is counted */
 }
 
-static uint64_t mark_at(const struct checker *c, uint32_t tgid, uint64_t ring)
+uint64_t mark_at(const struct checker *c, uint32_t tgid, uint64_t ring)
 {
 	return mark_slot(c->marks, c->marks_mask, tgid, ring)->at;
 }
@@ -702,7 +484,7 @@ static const char *abandon_name(unsigned why)
 	       "ring teardown";
 }
 
-static uint64_t abandoned_all(const struct checker *c)
+uint64_t abandoned_all(const struct checker *c)
 {
 	return c->abandoned[AB_DESTROY] + c->abandoned[AB_EXIT] + c->abandoned[AB_TEARDOWN];
 }
@@ -830,7 +612,6 @@ static void lc_mark_done(struct checker *c, struct lc *l, int32_t res)
 	check_armed_at_completion(c, l);
 }
 
-/* A completion for no open lifecycle: unknown, rejected or already ended. */
 /* io_uring_complete cflags, carried in COMPLETE.arg0 by the tracer */
 #define CQE_F_MORE	(1u << 1)	/* IORING_CQE_F_MORE: multishot, more to come */
 #define CQE_F_NOTIF	(1u << 3)	/* IORING_CQE_F_NOTIF: a zero-copy send's notification */
@@ -847,6 +628,8 @@ static bool lc_zc_send(const struct lc *l)
 	       (l->opcode == OP_SEND_ZC || l->opcode == OP_SENDMSG_ZC);
 }
 
+/* A completion for no open lifecycle: unknown, rejected or already ended.
+ * Notes it (a failure or a count) and returns true; false if l is open. */
 static bool completion_orphan(struct checker *c, struct lc *l,
 			      const struct fsaio_record *r)
 {
@@ -1159,13 +942,9 @@ static void on_resume(struct checker *c, const struct fsaio_record *r)
 	struct lc *seen, *l = retry_target(c, r, &seen);
 
 	retry_stats(c, seen, r)->resumes++;
-	/* resume_context is judged per event, attributed or not.  A worker
-	 * that finds the submitter's address space gone (FSAIO_RESUME_MM_GONE:
-	 * mm NULL) must not touch user memory at all: that is the right
-	 * resumption if the submitter exited after the SUBMIT, which only
-	 * the end can tell (finish_resume). */
-	/* The worker must act as the submitter: its credentials decide what
-	 * the I/O may touch (permissions, quota, setuid bits). */
+	/* resume_context is judged per event, attributed or not.  The worker
+	 * must act as the submitter: its credentials decide what the I/O may
+	 * touch (permissions, quota, setuid bits). */
 	if (fsaio_resume_flags(r) & FSAIO_RESUME_OTHER_CREDS) {
 		struct fail *f = &c->resume;
 
@@ -1194,6 +973,10 @@ static void on_resume(struct checker *c, const struct fsaio_record *r)
 			snprintf(f->first, sizeof(f->first), "req 0x%" PRIx64 " resumed at I/O "
 				 "priority %s, the request's is %s", (uint64_t)r->req, got, want);
 	}
+	/* A worker that finds the submitter's address space gone
+	 * (FSAIO_RESUME_MM_GONE: mm NULL) must not touch user memory at all:
+	 * that is the right resumption if the submitter exited after the
+	 * SUBMIT, which only the end can tell (rules.c, finish_resume). */
 	if (!fsaio_resume_same_mm(r) && (fsaio_resume_flags(r) & FSAIO_RESUME_MM_GONE) && seen) {
 		if (c->nr_mm_gone == c->cap_mm_gone) {
 			size_t cap = c->cap_mm_gone ? 2 * c->cap_mm_gone : 64;
@@ -1257,7 +1040,6 @@ static void on_punt(struct checker *c, const struct fsaio_record *r)
 	}
 }
 
-/* A link cancelled with its failed chain: its CQE may be skipped. */
 /* The kworker that ran a request ended its work item with some of the
  * submitter's context still on: the next, unrelated work item of that
  * kworker runs as the submitter (credentials), in its address space, at its
@@ -1287,6 +1069,7 @@ static void on_worker_kept(struct checker *c, const struct fsaio_record *r)
 			 r->pid, (uint64_t)r->req, what + 2);
 }
 
+/* A link cancelled with its failed chain: its CQE may be skipped. */
 static void on_link_fail(struct checker *c, const struct fsaio_record *r)
 {
 	struct lc *l = r->req ? lc_find(c, r, false) : NULL;
@@ -1318,167 +1101,6 @@ static void on_fsync(struct checker *c, const struct fsaio_record *r)
 	else
 		l->sync |= SYNC_FSYNCED;
 }
-
-static void sleep_note(struct sleep_sum *s, const struct fsaio_record *r)
-{
-	struct inv_stack *k;
-
-	if (!s->count++)
-		snprintf(s->first, sizeof(s->first), "pid %u (%.16s) slept in %s for %.3f ms",
-			 r->pid, r->comm, wait_site_name(r->site), r->arg0 / 1e6);
-	s->ns += r->arg0;
-	s->by_site[r->site]++;
-	if (s->nr_stacks == INV_MAX_STACKS)
-		return;
-	k = &s->stacks[s->nr_stacks++];
-	k->site = r->site;
-	k->ctx = r->ctx;
-	k->pid = r->pid;
-	k->ns = r->arg0;
-	k->nr = r->nr_stack < FSAIO_STACK_DEPTH ? r->nr_stack : FSAIO_STACK_DEPTH;
-	memcpy(k->pc, r->stack, k->nr * sizeof(k->pc[0]));
-}
-
-static uint64_t stack_hash(const struct fsaio_record *r, uint32_t nr)
-{
-	uint64_t h = r->site * 31 + r->ctx;
-	uint32_t i;
-
-	for (i = 0; i < nr; i++)
-		h = hash64(h ^ r->stack[i]) * 0x9e3779b97f4a7c15ull + i;
-	return h;
-}
-
-static void stack_note(struct checker *c, const struct fsaio_record *r)
-{
-	uint32_t nr = r->nr_stack < FSAIO_STACK_DEPTH ? r->nr_stack : FSAIO_STACK_DEPTH;
-	const uint32_t mask = 2 * STACKS_MAX - 1;
-	struct stack_count *s;
-	uint32_t h, v;
-
-	if (!c->stack_slot) {
-		c->stack_slot = calloc(mask + 1, sizeof(*c->stack_slot));
-		c->stacks = calloc(STACKS_MAX, sizeof(*c->stacks));
-		if (!c->stack_slot || !c->stacks) {
-			free(c->stack_slot);
-			free(c->stacks);
-			c->stack_slot = NULL;
-			c->stacks = NULL;
-			c->stacks_untracked++;
-			return;
-		}
-	}
-	for (h = stack_hash(r, nr) & mask; (v = c->stack_slot[h]); h = (h + 1) & mask) {
-		s = &c->stacks[v - 1];
-		if (s->k.site == r->site && s->k.ctx == r->ctx && s->k.nr == nr &&
-		    !memcmp(s->k.pc, r->stack, nr * sizeof(s->k.pc[0])))
-			goto found;
-	}
-	if (c->nr_stacks == STACKS_MAX) {
-		c->stacks_untracked++;
-		return;
-	}
-	s = &c->stacks[c->nr_stacks++];
-	c->stack_slot[h] = c->nr_stacks;
-	s->k.site = r->site;
-	s->k.ctx = r->ctx;
-	s->k.pid = r->pid;
-	s->k.ns = r->arg0;
-	s->k.nr = nr;
-	memcpy(s->k.pc, r->stack, nr * sizeof(s->k.pc[0]));
-found:
-	s->count++;
-	s->total_ns += r->arg0;
-}
-
-static int by_count(const void *a, const void *b)
-{
-	const struct stack_count *x = a, *y = b;
-
-	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
-}
-
-int checker_top_stacks(const struct checker *c, enum fsaio_wait_site site,
-		       struct stack_count *out, int n)
-{
-	struct stack_count *all;
-	uint32_t i, m = 0;
-
-	if (!c->nr_stacks || n <= 0)
-		return 0;
-	all = malloc(c->nr_stacks * sizeof(*all));
-	if (!all)
-		return 0;
-	for (i = 0; i < c->nr_stacks; i++)
-		if (c->stacks[i].k.site == site)
-			all[m++] = c->stacks[i];
-	qsort(all, m, sizeof(*all), by_count);
-	if ((int)m > n)
-		m = n;
-	memcpy(out, all, m * sizeof(*out));
-	free(all);
-	return m;
-}
-
-uint64_t checker_stacks_untracked(const struct checker *c)
-{
-	return c->stacks_untracked;
-}
-
-/*
- * Whether a sleep inside submit is one the design makes asynchronous.  The
- * copy of a buffered write stays in io_submit() on the patched kernel, as
- * on stock (in submission order, under the inode lock): libaio's copy
- * sleeps are other sleeps.  io_uring's inline attempt runs with
- * IOCB_NOWAIT, so for io_uring a sleep in the copy is a blocked submit.
- */
-static bool blocks_submit(const struct fsaio_record *r, enum fsaio_engine e)
-{
-	unsigned site = r->site;
-
-	/* a write to an S_SYNC inode is synchronous by design (its own
-	 * RETRY or PUNT is the failure, on_retry/on_punt) */
-	if (e == FSAIO_ENGINE_LIBAIO && (r->flags & FSAIO_F_SYNC_INODE))
-		return false;
-	if (site == FSAIO_SITE_COPY)
-		return e == FSAIO_ENGINE_IO_URING;
-	return fsaio_site_is_fsaio_wait(site);
-}
-
-static void on_sleep(struct checker *c, const struct fsaio_record *r)
-{
-	struct wait_cell *w = &c->st.waits[r->site][r->ctx];
-	uint64_t ns = r->arg0;
-	int b = ns ? 63 - __builtin_clzll(ns) : 0;
-	enum fsaio_engine e;
-
-	w->count++;
-	w->total_ns += ns;
-	if (ns > w->max_ns)
-		w->max_ns = ns;
-	w->hist[b < HIST_BUCKETS ? b : HIST_BUCKETS - 1]++;
-	if (c->cfg.keep_stacks)
-		stack_note(c, r);
-
-	if (r->ctx == FSAIO_CTX_SUBMIT_LIBAIO)
-		e = FSAIO_ENGINE_LIBAIO;
-	else if (r->ctx == FSAIO_CTX_SUBMIT_IO_URING)
-		e = FSAIO_ENGINE_IO_URING;
-	else
-		return;
-	if (!blocks_submit(r, e)) {
-		if (r->flags & FSAIO_F_SYNC_INODE)
-			c->st.engine[e].sync_inode_sleeps++;
-		c->st.engine[e].other_sleeps_in_submit++;
-		c->st.engine[e].other_sleep_ns += ns;
-		sleep_note(&c->other[e], r);
-		return;
-	}
-	c->st.engine[e].blocked_in_submit++;
-	c->st.engine[e].blocked_ns += ns;
-	sleep_note(&c->blocked[e], r);
-}
-
 /* ---------- feeding ---------- */
 
 static void malformed(struct checker *c, const char *why)
@@ -1577,87 +1199,6 @@ void checker_note_malformed(struct checker *c, const char *why)
 	malformed(c, why && why[0] ? why : "malformed record");
 }
 
-/* ---------- verdicts ---------- */
-
-static void set_result(struct invariant_result *ir, enum verdict v, uint64_t obs,
-		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void set_result(struct invariant_result *ir, enum verdict v, uint64_t obs,
-		       const char *fmt, ...)
-{
-	va_list ap;
-
-	ir->verdict = v;
-	ir->observations = obs;
-	va_start(ap, fmt);
-	vsnprintf(ir->detail, sizeof(ir->detail), fmt, ap);
-	va_end(ap);
-}
-
-/* "2 ring buffer reserve failures, 1 missing from seq": every cause of
- * loss with a count, ring buffer and seq always.  Returns snprintf's length. */
-static size_t loss_causes(const struct checker *c, char *d, size_t len)
-{
-	static const char *const what[FSAIO_DROP__COUNT] = {
-		[FSAIO_DROP_RINGBUF] = "ring buffer reserve failures",
-		[FSAIO_DROP_USER_READ] = "unreadable user memory (iocb, io_event)",
-		[FSAIO_DROP_BATCH_CUT] = "beyond the per-call batch limit",
-		[FSAIO_DROP_MAP_FULL] = "state map full",
-	};
-	uint64_t gaps = c->st.lost;
-	size_t o = 0;
-	unsigned i;
-
-	for (i = 0; i < FSAIO_DROP__COUNT; i++)
-		gaps -= c->end_drops[i];
-	for (i = 0; i < FSAIO_DROP__COUNT; i++)
-		if ((i == FSAIO_DROP_RINGBUF || c->end_drops[i]) && o < len)
-			o += snprintf(d + o, len - o, "%" PRIu64 " %s, ", c->end_drops[i], what[i]);
-	if (o < len)
-		o += snprintf(d + o, len - o, "%" PRIu64 " missing from seq", gaps);
-	return o;
-}
-
-static void finish_integrity(struct checker *c)
-{
-	struct invariant_result *ir = &c->res[INV_TRACE_INTEGRITY];
-	uint64_t span = c->seq_seen ? c->seq_max - c->seq_min + 1 : 0;
-	char *d = ir->detail;
-	size_t len = sizeof(ir->detail), o = 0;
-
-	ir->verdict = VERDICT_ERROR;
-	ir->observations = c->st.records;
-	d[0] = '\0';
-	/* Name every problem: one may explain another (a corrupt log). */
-	if (c->st.malformed)
-		o += snprintf(d + o, len - o, "%s%" PRIu64 " malformed records (first: %s)",
-			      o ? "; " : "", c->st.malformed, c->malformed_first);
-	if (c->st.lost && o < len) {
-		o += snprintf(d + o, len - o, "%s%" PRIu64 " records lost (", o ? "; " : "",
-			      c->st.lost);
-		if (o < len)
-			o += loss_causes(c, d + o, len - o);
-		if (o < len)
-			o += snprintf(d + o, len - o, ")");
-	}
-	if (c->oom && o < len)
-		o += snprintf(d + o, len - o, "%schecker out of memory: %" PRIu64
-			      " events not tracked", o ? "; " : "", c->oom);
-	if (c->seq_seen > span && o < len)
-		o += snprintf(d + o, len - o, "%s%" PRIu64 " duplicate seq numbers",
-			      o ? "; " : "", c->seq_seen - span);
-	if (!c->trace_ends && o < len)
-		o += snprintf(d + o, len - o, "%sno trace_end record: log truncated or tracer stopped early",
-			      o ? "; " : "");
-	if (o)
-		return;
-	ir->verdict = VERDICT_PASS;
-	o = snprintf(d, len, "%" PRIu64 " records, 0 lost", c->st.records);
-	if (c->reordered)
-		snprintf(d + o, len - o, ", %" PRIu64 " delivered out of seq order",
-			 c->reordered);
-}
-
 /* Open libaio lifecycles whose context or process is gone: abandoned;
  * open io_uring ones that may post no CQE: ended without one. */
 static void settle_abandoned(struct checker *c)
@@ -1675,336 +1216,6 @@ static void settle_abandoned(struct checker *c)
 	}
 }
 
-static void finish_exactly_once(struct checker *c)
-{
-	struct invariant_result *ir = &c->res[INV_EXACTLY_ONCE];
-	const struct engine_stats *uring = &c->st.engine[FSAIO_ENGINE_IO_URING];
-	char extra[480] = "", teardown[64] = "";
-	size_t o = 0;
-
-	if (c->abandoned[AB_TEARDOWN])
-		snprintf(teardown, sizeof(teardown), ", %" PRIu64 " cancelled at io_uring ring teardown",
-			 c->abandoned[AB_TEARDOWN]);
-
-	if (abandoned_all(c))
-		o += snprintf(extra, sizeof(extra), "; %" PRIu64 " abandoned unreaped (%"
-			      PRIu64 " by io_destroy, %" PRIu64 " by process exit%s)",
-			      abandoned_all(c), c->abandoned[AB_DESTROY], c->abandoned[AB_EXIT],
-			      teardown);
-	if (c->unmatched_uring && o < sizeof(extra))
-		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64
-			      " io_uring completions of unsubmitted requests", c->unmatched_uring);
-	if (c->more_cqes && o < sizeof(extra))
-		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64
-			      " intermediate multishot CQEs (F_MORE, posted without their req)",
-			      c->more_cqes);
-	if (c->folded && o < sizeof(extra))
-		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " io_uring requests "
-			      "with only a submit and a plain CQE checked in the kernel", c->folded);
-	if (uring->failed_init && o < sizeof(extra))
-		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64
-			      " SQEs failed at init (requests of their own)", uring->failed_init);
-	if (uring->cqe_skipped && o < sizeof(extra))
-		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " ended without a CQE "
-			      "(IOSQE_CQE_SKIP_SUCCESS or a failed chain's skipped CQE)",
-			      uring->cqe_skipped);
-	if (uring->zc_notifs && o < sizeof(extra))
-		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " zero-copy send "
-			      "notifications (F_NOTIF, from the kernel's own request)",
-			      uring->zc_notifs);
-	if (uring->cq_overflow && o < sizeof(extra))
-		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " CQEs overflowed the CQ (%"
-			      PRIu64 " dropped by the kernel: never delivered%s)",
-			      uring->cq_overflow, uring->cq_dropped,
-			      c->ovf_moved ? "; matched by a user_data several requests share" : "");
-	if (c->eonce.count)
-		set_result(ir, VERDICT_FAIL, c->lifecycles, "%" PRIu64 " violations; first: %s",
-			   c->eonce.count, c->eonce.first);
-	else if (!c->lifecycles && c->unmatched_libaio)
-		set_result(ir, VERDICT_SKIP, 0, "libaio submits not observable (no syscalls: "
-			   "tracepoints); %" PRIu64 " kernel events of libaio requests seen",
-			   c->unmatched_libaio);
-	else if (!c->lifecycles)
-		set_result(ir, VERDICT_SKIP, 0, "no async requests%s", extra);
-	else
-		set_result(ir, VERDICT_PASS, c->lifecycles,
-			   "%" PRIu64 " requests (%" PRIu64 " libaio, %" PRIu64 " io_uring), "
-			   "none completed twice%s%s", c->lifecycles,
-			   c->st.engine[FSAIO_ENGINE_LIBAIO].submitted,
-			   c->st.engine[FSAIO_ENGINE_IO_URING].submitted,
-			   c->rejected ? ", rejected batch entries dropped" : "", extra);
-}
-
-static uint64_t sum_engines(const struct checker *c, size_t off)
-{
-	uint64_t n = 0;
-	int e;
-
-	for (e = 0; e < FSAIO_ENGINE__COUNT; e++)
-		n += *(const uint64_t *)((const char *)&c->st.engine[e] + off);
-	return n;
-}
-
-static void finish_retry(struct checker *c)
-{
-	struct invariant_result *ir = &c->res[INV_RETRY_LIFECYCLE];
-	uint64_t retries = sum_engines(c, offsetof(struct engine_stats, retries));
-	uint64_t wakes = sum_engines(c, offsetof(struct engine_stats, wakes));
-	uint64_t resumes = sum_engines(c, offsetof(struct engine_stats, resumes));
-	uint64_t punts = sum_engines(c, offsetof(struct engine_stats, punts));
-
-	if (!c->cfg.see_retry) {
-		set_result(ir, VERDICT_SKIP, 0, "%s", c->cfg.skip_retry_reason ?
-			   c->cfg.skip_retry_reason : "retry/wake/resume not observable");
-		return;
-	}
-	if (c->retry.count) {
-		set_result(ir, VERDICT_FAIL, retries, "%" PRIu64 " violations; first: %s",
-			   c->retry.count, c->retry.first);
-		return;
-	}
-	if (!retries && !punts)
-		set_result(ir, VERDICT_PASS, 0, "no retry armed (%" PRIu64 " requests; data cached?)",
-			   c->lifecycles);
-	else
-		set_result(ir, VERDICT_PASS, retries,
-			   "%" PRIu64 " retries, %" PRIu64 " wakes, %" PRIu64 " resumes, %" PRIu64
-			   " punts; each retry woken and resumed once%s", retries, wakes,
-			   resumes, punts, c->unattributed ? " (some events had no request id)" : "");
-}
-
-/* "; 2 other sleeps inside (block 2), not FSAIO waits: first: ..." */
-static size_t other_sleeps(const struct sleep_sum *o, uint64_t sync_inode,
-			   char *d, size_t len)
-{
-	size_t n = 0;
-	const char *sep = " (";
-	int site;
-
-	if (!o->count)
-		return 0;
-	n += snprintf(d + n, len - n, "; %" PRIu64 " other sleeps inside, %.1f ms",
-		      o->count, o->ns / 1e6);
-	for (site = 0; site < FSAIO_SITE__COUNT && n < len; site++) {
-		if (!o->by_site[site])
-			continue;
-		n += snprintf(d + n, len - n, "%s%s %" PRIu64, sep, wait_site_name(site),
-			      o->by_site[site]);
-		sep = ", ";
-	}
-	if (n < len && sync_inode)
-		n += snprintf(d + n, len - n, "; %" PRIu64 " issuing writes to S_SYNC "
-			      "inodes, synchronous by design", sync_inode);
-	if (n < len)
-		n += snprintf(d + n, len - n, "), not FSAIO waits; first: %s", o->first);
-	return n;
-}
-
-/*
- * The rule, the same for both engines: a submit that sleeps in an FSAIO
- * wait (fsaio_site_is_fsaio_wait: page/buffer bits, writeback, journal)
- * blocked; its other sleeps (block layer tags, other io_schedule users,
- * locks) are counted, named and shown with their stacks, but are not what
- * FSAIO promises to avoid and do not fail the check.
- */
-static void finish_nonblocking(struct checker *c, enum invariant_id id,
-			       enum fsaio_engine e)
-{
-	struct invariant_result *ir = &c->res[id];
-	const struct engine_stats *es = &c->st.engine[e];
-	const struct sleep_sum *s = &c->blocked[e], *o = &c->other[e];
-	bool uring = e == FSAIO_ENGINE_IO_URING;
-	const char *sys = uring ? "io_uring_enter" : "io_submit";
-	char others[240] = "";
-
-	if (!c->cfg.see_sleep) {
-		set_result(ir, VERDICT_SKIP, 0, "D-state sleeps with stacks not observable");
-		return;
-	}
-	if (!es->submitted && !es->submit_calls && !s->count && !o->count) {
-		set_result(ir, VERDICT_SKIP, 0, "no %s requests", engine_name(e));
-		return;
-	}
-	other_sleeps(o, es->sync_inode_sleeps, others, sizeof(others));
-	if (!s->count) {
-		set_result(ir, VERDICT_PASS, es->submitted,
-			   "%" PRIu64 " requests in %" PRIu64 " %s calls, no FSAIO wait "
-			   "(page/bit, writeback, journal) inside%s",
-			   es->submitted, es->submit_calls, sys, others);
-		ir->nr_stacks = o->nr_stacks;
-		memcpy(ir->stacks, o->stacks, sizeof(ir->stacks));
-		return;
-	}
-	if (uring || c->cfg.libaio_async_expected)
-		set_result(ir, VERDICT_FAIL, es->submitted,
-			   "%s slept %" PRIu64 " times in FSAIO waits (page/bit, writeback, "
-			   "journal), %.1f ms; first: %s%s",
-			   sys, s->count, s->ns / 1e6, s->first, others);
-	else
-		set_result(ir, VERDICT_XFAIL, es->submitted,
-			   "stock kernel: %s slept %" PRIu64 " times in FSAIO waits (page/bit, "
-			   "writeback, journal), %.1f ms%s",
-			   sys, s->count, s->ns / 1e6, others);
-	ir->nr_stacks = s->nr_stacks;
-	memcpy(ir->stacks, s->stacks, sizeof(ir->stacks));
-}
-
-static void finish_resume(struct checker *c)
-{
-	struct invariant_result *ir = &c->res[INV_RESUME_CONTEXT];
-	uint64_t resumes = sum_engines(c, offsetof(struct engine_stats, resumes));
-	size_t i, exited = 0;
-
-	for (i = 0; i < c->nr_mm_gone; i++) {
-		const struct mm_gone *g = &c->mm_gone[i];
-
-		if (mark_at(c, g->tgid, 0) > g->born) {
-			exited++;
-		} else if (!c->resume.count++) {
-			snprintf(c->resume.first, sizeof(c->resume.first),
-				 "req 0x%" PRIx64 " (tgid %" PRIu32 ") resumed with the mm gone"
-				 " but its process did not exit", g->req, g->tgid);
-		}
-	}
-
-	if (c->resume.count)
-		set_result(ir, VERDICT_FAIL, resumes, "%" PRIu64 " of %" PRIu64
-			   " resumes not in the submitter's context (mm, credentials, I/O "
-			   "priority) or not giving it back; first: %s",
-			   c->resume.count, resumes, c->resume.first);
-	else if (resumes && exited)
-		set_result(ir, VERDICT_PASS, resumes, "%" PRIu64 " resumes, all with the submitter's"
-			   " mm but %zu after the submitter exited (mm gone, none used)",
-			   resumes, exited);
-	else if (resumes)
-		set_result(ir, VERDICT_PASS, resumes, "%" PRIu64 " resumes, all with the submitter's mm, "
-			   "credentials and I/O priority, given back after", resumes);
-	else if (c->cfg.see_retry)
-		set_result(ir, VERDICT_PASS, 0, "no resumption happened");
-	else
-		set_result(ir, VERDICT_SKIP, 0, "%s", c->cfg.skip_retry_reason ?
-			   c->cfg.skip_retry_reason : "resumptions not observable");
-}
-
-static void finish_quiescence(struct checker *c)
-{
-	struct invariant_result *ir = &c->res[INV_QUIESCENCE];
-	uint64_t inflight = 0, armed = 0;
-	uint64_t abandoned = abandoned_all(c);
-	char extra[160] = "";
-	uint32_t i;
-
-	for (i = 0; i < c->nr_lcs; i++) {
-		struct lc *l = &c->lcs[i];
-
-		if (!(l->flags & LC_ACTIVE))
-			continue;
-		if (l->flags & LC_ABANDONED)
-			continue;	/* judged by lc_abandon() */
-		if (l->rstate != R_IDLE) {
-			armed++;
-			if (l->flags & LC_DONE)	/* in flight ones are reported below */
-				fail_note(&c->quiesce, l, "wait entry still armed at the end");
-		}
-		if (l->flags & LC_DONE)
-			continue;
-		inflight++;
-		if (l->engine == FSAIO_ENGINE_LIBAIO && (l->flags & LC_KCOMPLETE))
-			fail_note(&c->quiesce, l, "completed in the kernel, never reaped (context alive)");
-		else
-			fail_note(&c->quiesce, l, "still in flight at the end");
-	}
-	if (inflight || armed)
-		set_result(ir, VERDICT_FAIL, c->lifecycles,
-			   "%" PRIu64 " requests never completed, %" PRIu64
-			   " armed wait entries; first: %s", inflight, armed, c->quiesce.first);
-	else if (c->aband.count)
-		set_result(ir, VERDICT_FAIL, c->lifecycles,
-			   "%" PRIu64 " of %" PRIu64 " abandoned requests not finished by the kernel; first: %s",
-			   c->aband.count, abandoned, c->aband.first);
-	else {
-		if (abandoned)
-			snprintf(extra, sizeof(extra), "; %" PRIu64 " abandoned by io_destroy/exit%s, %s",
-				 abandoned, c->abandoned[AB_TEARDOWN] ? "/ring teardown" : "",
-				 c->cfg.see_libaio_kernel_complete || !(c->abandoned[AB_DESTROY] +
-									c->abandoned[AB_EXIT]) ?
-				 "each completed in the kernel" :
-				 "their kernel completion not observable here");
-		set_result(ir, VERDICT_PASS, c->lifecycles,
-			   "%" PRIu64 " requests, none in flight, no armed wait entry at the end%s",
-			   c->lifecycles, extra);
-	}
-}
-
-/*
- * A lost record may be the completion that was "missing", the sleep that
- * was not seen, the submit of a "completion without submit": with any loss
- * (or an event the checker could not track) no per-request verdict stands,
- * pass or fail.  They become ERROR "inconclusive", keeping what was seen.
- */
-static void judge_with_loss(struct checker *c)
-{
-	char why[200], cause[160];
-	int i;
-
-	if (!c->st.lost && !c->oom)
-		return;
-	if (c->st.lost) {
-		loss_causes(c, cause, sizeof(cause));
-		snprintf(why, sizeof(why), "%" PRIu64 " records lost (%s)", c->st.lost, cause);
-	} else {
-		snprintf(why, sizeof(why), "checker out of memory: %" PRIu64
-			 " events not tracked", c->oom);
-	}
-	for (i = 0; i < INV__COUNT; i++) {
-		struct invariant_result *ir = &c->res[i];
-		char seen[sizeof(ir->detail)];
-
-		if (i == INV_TRACE_INTEGRITY || ir->verdict == VERDICT_SKIP ||
-		    ir->verdict == VERDICT_ERROR)
-			continue;
-		snprintf(seen, sizeof(seen), "%s", ir->detail);
-		snprintf(ir->detail, sizeof(ir->detail), "inconclusive: %s; as traced: %s: %s",
-			 why, verdict_name(ir->verdict), seen);
-		ir->verdict = VERDICT_ERROR;
-	}
-}
-
-/*
- * An O_SYNC/O_DSYNC write that the kernel made asynchronous must complete
- * only after the worker's final ->fsync() (vfs_fsync_range): before it,
- * the data may sit in the page cache or the disk's volatile cache.
- */
-static void finish_durability(struct checker *c)
-{
-	struct invariant_result *ir = &c->res[INV_DURABILITY];
-
-	if (!c->cfg.see_fsync)
-		set_result(ir, VERDICT_SKIP, 0, "the aio worker's final fsync needs fentry on "
-			   "vfs_fsync_range and the patched kernel's fsaio tracepoints");
-	else if (c->durab.count)
-		set_result(ir, VERDICT_FAIL, c->sync_writes, "%" PRIu64 " of %" PRIu64
-			   " async O_SYNC/O_DSYNC writes completed without their final fsync; "
-			   "first: %s", c->durab.count, c->sync_writes, c->durab.first);
-	else if (!c->sync_writes)
-		set_result(ir, VERDICT_SKIP, 0, "no O_SYNC/O_DSYNC write went async");
-	else
-		set_result(ir, VERDICT_PASS, c->sync_writes, "%" PRIu64 " async O_SYNC/O_DSYNC "
-			   "writes, each completed after its final fsync in the worker",
-			   c->sync_writes);
-}
-
-static const char *const inv_names[INV__COUNT] = {
-		[INV_TRACE_INTEGRITY] = "trace_integrity",
-		[INV_EXACTLY_ONCE] = "exactly_once",
-		[INV_RETRY_LIFECYCLE] = "retry_lifecycle",
-		[INV_NONBLOCKING_SUBMIT_LIBAIO] = "nonblocking_submit_libaio",
-		[INV_NONBLOCKING_SUBMIT_IO_URING] = "nonblocking_submit_io_uring",
-		[INV_RESUME_CONTEXT] = "resume_context",
-		[INV_QUIESCENCE] = "quiescence",
-		[INV_DURABILITY] = "durability",
-};
-
 void checker_finish(struct checker *c)
 {
 	if (c->finished)
@@ -2014,15 +1225,7 @@ void checker_finish(struct checker *c)
 	memcpy(c->st.drops, c->end_drops, sizeof(c->st.drops));
 	c->st.oom = c->oom;
 	settle_abandoned(c);
-	finish_integrity(c);
-	finish_exactly_once(c);
-	finish_retry(c);
-	finish_nonblocking(c, INV_NONBLOCKING_SUBMIT_LIBAIO, FSAIO_ENGINE_LIBAIO);
-	finish_nonblocking(c, INV_NONBLOCKING_SUBMIT_IO_URING, FSAIO_ENGINE_IO_URING);
-	finish_resume(c);
-	finish_quiescence(c);
-	finish_durability(c);
-	judge_with_loss(c);
+	rules_judge(c);
 }
 
 /* ---------- lifetime ---------- */
@@ -2030,7 +1233,6 @@ void checker_finish(struct checker *c)
 struct checker *checker_new(const struct checker_config *cfg)
 {
 	struct checker *c = calloc(1, sizeof(*c));
-	int i;
 
 	if (!c)
 		return NULL;
@@ -2042,12 +1244,7 @@ struct checker *checker_new(const struct checker_config *cfg)
 	c->marks = calloc(16, sizeof(*c->marks));
 	if (!c->marks)
 		goto err;
-	/* Results read before checker_finish() say so rather than pass. */
-	for (i = 0; i < INV__COUNT; i++) {
-		c->res[i].name = inv_names[i];
-		c->res[i].verdict = VERDICT_ERROR;
-		snprintf(c->res[i].detail, sizeof(c->res[i].detail), "not evaluated");
-	}
+	rules_init(c);
 	return c;
 err:
 	checker_free(c);
@@ -2086,78 +1283,4 @@ const struct invariant_result *checker_result(const struct checker *c,
 const struct checker_stats *checker_stats(const struct checker *c)
 {
 	return &c->st;
-}
-
-static void cell_add(struct wait_cell *d, const struct wait_cell *a)
-{
-	int i;
-
-	d->count += a->count;
-	d->total_ns += a->total_ns;
-	d->max_ns = a->max_ns > d->max_ns ? a->max_ns : d->max_ns;
-	for (i = 0; i < HIST_BUCKETS; i++)
-		d->hist[i] += a->hist[i];
-}
-
-void checker_stats_add_aggregate(struct checker_stats *st, const struct fsaio_agg *a)
-{
-	int e;
-
-	for (e = 0; e < FSAIO_ENGINE__COUNT; e++) {
-		struct engine_stats *es = &st->engine[e];
-		const __u64 *k = a->c[e];
-
-#define X(counter, field) es->field += k[counter];
-		FSAIO_AGG_FIELDS(X)
-#undef X
-	}
-	st->aggregated += a->counted;
-}
-
-void checker_add_aggregate(struct checker *c, const struct fsaio_agg *a)
-{
-	checker_stats_add_aggregate(&c->st, a);
-}
-
-void checker_add_folded(struct checker *c, const struct fsaio_fold_counts *f)
-{
-	struct engine_stats *es = &c->st.engine[FSAIO_ENGINE_IO_URING];
-	int k;
-
-	es->submitted += f->lifecycles;
-	es->completed += f->lifecycles;
-	es->errors += f->errors;
-	es->submit_calls += f->submit_calls;
-	es->submit_ns += f->submit_ns;
-	for (k = 0; k < FSAIO_FOLD_OPS; k++)
-		c->st.by_opcode[FSAIO_ENGINE_IO_URING][k < FSAIO_MAX_OPCODE ? k :
-						       FSAIO_MAX_OPCODE - 1] += f->by_opcode[k];
-	c->lifecycles += f->lifecycles;
-	c->folded += f->lifecycles;
-	/* a SUBMIT and a COMPLETE each, and the SUBMIT_DONEs */
-	c->st.aggregated += 2 * f->lifecycles + f->submit_calls;
-}
-
-void checker_stats_add(struct checker_stats *sum, const struct checker_stats *s)
-{
-	int e, site, ctx;
-
-	for (e = 0; e < FSAIO_ENGINE__COUNT; e++) {
-#define X(field, what) sum->engine[e].field += s->engine[e].field;
-		FSAIO_ENGINE_STATS(X)
-#undef X
-	}
-	for (site = 0; site < FSAIO_SITE__COUNT; site++)
-		for (ctx = 0; ctx < FSAIO_CTX__COUNT; ctx++)
-			cell_add(&sum->waits[site][ctx], &s->waits[site][ctx]);
-	sum->records += s->records;
-	sum->aggregated += s->aggregated;
-	sum->lost += s->lost;
-	for (e = 0; e < FSAIO_DROP__COUNT; e++)
-		sum->drops[e] += s->drops[e];
-	sum->oom += s->oom;
-	for (e = 0; e < FSAIO_ENGINE__COUNT; e++)
-		for (site = 0; site < FSAIO_MAX_OPCODE; site++)
-			sum->by_opcode[e][site] += s->by_opcode[e][site];
-	sum->malformed += s->malformed;
 }

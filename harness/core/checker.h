@@ -60,8 +60,9 @@ struct wait_cell {
 	X(submitted, "requests accepted (SUBMIT minus rejected by SUBMIT_DONE)") \
 	X(completed, "requests completed (COMPLETE or REAP, once each); "	\
 		     "submitted == completed + abandoned + in flight")	\
-	X(abandoned, "libaio: never reaped, context destroyed or process "	\
-		     "exited first (not in completed)")			\
+	X(abandoned, "never reaped: libaio context destroyed or process "	\
+		     "exited first, io_uring cancelled at ring teardown "	\
+		     "(not in completed)")				\
 	X(blocked_in_submit, "page/bit/writeback/journal sleeps inside this " \
 			     "engine's submit syscall")			\
 	X(blocked_ns, "their total duration")				\

@@ -55,7 +55,6 @@ static int parse_stack(const char *s, size_t len, uint64_t *st, uint32_t *n)
 	return 0;
 }
 
-/* The numeric fields of a record line: name, where, how wide, signed. */
 /* The numeric fields of a record line, in the order they are written:
  * name, where, how wide, signed (res) or written in hex (addresses). */
 enum { DEC, HEX, SIGNED };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Verdicts of checks, runs and whole invocations. */
+/* How verdicts combine: of checks into a run, of runs into an invocation,
+ * and into its exit status.  The invariants' own rules are rules.c. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,12 @@ const char *verdict_name(enum verdict v)
 	return (unsigned)v < sizeof(n) / sizeof(n[0]) ? n[v] : "?";
 }
 
-/* ERROR > FAIL > XFAIL > PASS > SKIP. */
+/*
+ * The one verdict ladder: an aggregate is its worst member by ERROR > FAIL >
+ * XFAIL > PASS > SKIP, so it is SKIP only when nothing ran (PASS + SKIP =
+ * PASS, as in kselftest_harness); harness/exit_status.h documents the
+ * ladder and the exit status each verdict makes.
+ */
 static int severity(enum verdict v)
 {
 	switch (v) {

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Verdicts: of one check, of one traced run (its checks and the checker's
- * invariants), and of many runs as an exit status.  The one home of the
- * verdict logic; the reports only print what is decided here.
+ * invariants), and of many runs as an exit status.  How the checker decides
+ * each invariant's verdict is core/rules.c; how verdicts combine, and what
+ * exit status they make, is here (verdict.c).  The reports only print what
+ * the core decided.
  */
 #ifndef FSAIO_CORE_VERDICT_H
 #define FSAIO_CORE_VERDICT_H
@@ -18,7 +20,6 @@ enum verdict {
 	VERDICT_ERROR,	/* the trace itself cannot be trusted (lost records, malformed) */
 };
 
-/* One named check: an invariant of the checker or a check of the run. */
 /* A kernel stack behind a verdict (the offending sleeps), innermost first. */
 struct inv_stack {
 	uint8_t site;		/* enum fsaio_wait_site */
@@ -30,6 +31,7 @@ struct inv_stack {
 };
 #define INV_MAX_STACKS 3
 
+/* One named check: an invariant of the checker or a check of the run. */
 struct invariant_result {
 	const char *name;	/* stable: "trace_integrity", "exactly_once", ... */
 	enum verdict verdict;
@@ -70,9 +72,8 @@ void run_results_free(struct run_result *runs, int nr);
 
 const char *verdict_name(enum verdict v);	/* "pass", "fail", ... */
 
-/* Worst of two verdicts for an aggregate: ERROR > FAIL > XFAIL > PASS >
- * SKIP (SKIP only if all skipped; an XFAIL run aggregates to XFAIL, whose
- * exit status is still a pass). */
+/* Worst of two verdicts, the one ladder of every aggregate (verdict.c):
+ * ERROR > FAIL > XFAIL > PASS > SKIP. */
 enum verdict verdict_worse(enum verdict a, enum verdict b);
 
 /* FAIL and ERROR print as "not ok" in KTAP. */

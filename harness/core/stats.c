@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Statistics that do not come from one record: the counts the BPF side
+ * kept in its place (aggregated, folded) and the sums over runs.
+ */
+#include "core/checker_int.h"
+
+static void cell_add(struct wait_cell *d, const struct wait_cell *a)
+{
+	int i;
+
+	d->count += a->count;
+	d->total_ns += a->total_ns;
+	d->max_ns = a->max_ns > d->max_ns ? a->max_ns : d->max_ns;
+	for (i = 0; i < HIST_BUCKETS; i++)
+		d->hist[i] += a->hist[i];
+}
+
+void checker_stats_add_aggregate(struct checker_stats *st, const struct fsaio_agg *a)
+{
+	int e;
+
+	for (e = 0; e < FSAIO_ENGINE__COUNT; e++) {
+		struct engine_stats *es = &st->engine[e];
+		const __u64 *k = a->c[e];
+
+#define X(counter, field) es->field += k[counter];
+		FSAIO_AGG_FIELDS(X)
+#undef X
+	}
+	st->aggregated += a->counted;
+}
+
+void checker_add_aggregate(struct checker *c, const struct fsaio_agg *a)
+{
+	checker_stats_add_aggregate(&c->st, a);
+}
+
+void checker_add_folded(struct checker *c, const struct fsaio_fold_counts *f)
+{
+	struct engine_stats *es = &c->st.engine[FSAIO_ENGINE_IO_URING];
+	int k;
+
+	es->submitted += f->lifecycles;
+	es->completed += f->lifecycles;
+	es->errors += f->errors;
+	es->submit_calls += f->submit_calls;
+	es->submit_ns += f->submit_ns;
+	for (k = 0; k < FSAIO_FOLD_OPS; k++)
+		c->st.by_opcode[FSAIO_ENGINE_IO_URING][k < FSAIO_MAX_OPCODE ? k :
+						       FSAIO_MAX_OPCODE - 1] += f->by_opcode[k];
+	c->lifecycles += f->lifecycles;
+	c->folded += f->lifecycles;
+	/* a SUBMIT and a COMPLETE each, and the SUBMIT_DONEs */
+	c->st.aggregated += 2 * f->lifecycles + f->submit_calls;
+}
+
+void checker_stats_add(struct checker_stats *sum, const struct checker_stats *s)
+{
+	int e, site, ctx;
+
+	for (e = 0; e < FSAIO_ENGINE__COUNT; e++) {
+#define X(field, what) sum->engine[e].field += s->engine[e].field;
+		FSAIO_ENGINE_STATS(X)
+#undef X
+	}
+	for (site = 0; site < FSAIO_SITE__COUNT; site++)
+		for (ctx = 0; ctx < FSAIO_CTX__COUNT; ctx++)
+			cell_add(&sum->waits[site][ctx], &s->waits[site][ctx]);
+	sum->records += s->records;
+	sum->aggregated += s->aggregated;
+	sum->lost += s->lost;
+	for (e = 0; e < FSAIO_DROP__COUNT; e++)
+		sum->drops[e] += s->drops[e];
+	sum->oom += s->oom;
+	for (e = 0; e < FSAIO_ENGINE__COUNT; e++)
+		for (site = 0; site < FSAIO_MAX_OPCODE; site++)
+			sum->by_opcode[e][site] += s->by_opcode[e][site];
+	sum->malformed += s->malformed;
+}
