@@ -117,6 +117,10 @@ struct checker;
 struct checker *checker_new(const struct checker_config *cfg);
 void checker_free(struct checker *c);
 
+/* The checker has a reader for records of this type (enum
+ * fsaio_event_type); false for retired types, which it reads past. */
+bool checker_reads(unsigned int type);
+
 /* Feed one decoded record.  Records are expected in seq order; a gap
  * counts as lost records.  Returns 0, or -EINVAL for a record that fails
  * validation (counted in stats.malformed, makes trace_integrity ERROR). */
