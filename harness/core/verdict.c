@@ -59,15 +59,26 @@ enum verdict verdict_worse(enum verdict a, enum verdict b)
 	return severity(b) > severity(a) ? b : a;
 }
 
+/*
+ * A program that skipped itself (workload_exit SKIP: it found nothing to
+ * test here) makes its run a SKIP: what the other checks passed on is a
+ * program that did nothing, and a skip is never reported as a pass.  A
+ * failure or an error among them still counts.
+ */
 enum verdict run_verdict(const struct run_result *r)
 {
-	enum verdict v = VERDICT_SKIP;
+	bool skipped = r->run_checks[RUN_CHECK_EXIT].verdict == VERDICT_SKIP &&
+		       r->run_checks[RUN_CHECK_EXIT].name;
+	enum verdict v = VERDICT_SKIP, c;
 	int i;
 
-	for (i = 0; i < INV__COUNT; i++)
-		v = verdict_worse(v, checker_result(r->checker, i)->verdict);
-	for (i = 0; i < RUN_CHECK__COUNT; i++)
-		v = verdict_worse(v, r->run_checks[i].verdict);
+	for (i = 0; i < INV__COUNT + RUN_CHECK__COUNT; i++) {
+		c = i < INV__COUNT ? checker_result(r->checker, i)->verdict :
+				     r->run_checks[i - INV__COUNT].verdict;
+		if (skipped && c != VERDICT_FAIL && c != VERDICT_ERROR)
+			continue;
+		v = verdict_worse(v, c);
+	}
 	return v;
 }
 
