@@ -60,15 +60,14 @@ enum verdict verdict_worse(enum verdict a, enum verdict b)
 }
 
 /*
- * A program that skipped itself (workload_exit SKIP: it found nothing to
- * test here) makes its run a SKIP: what the other checks passed on is a
+ * A program that skipped itself (its skip code: it found nothing to test
+ * here) makes its run a SKIP: what the other checks passed on is a
  * program that did nothing, and a skip is never reported as a pass.  A
  * failure or an error among them still counts.
  */
 enum verdict run_verdict(const struct run_result *r)
 {
-	bool skipped = r->run_checks[RUN_CHECK_EXIT].verdict == VERDICT_SKIP &&
-		       r->run_checks[RUN_CHECK_EXIT].name;
+	bool skipped = r->skipped_itself;
 	enum verdict v = VERDICT_SKIP, c;
 	int i;
 

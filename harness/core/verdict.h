@@ -63,6 +63,7 @@ struct run_result {
 	struct checker *checker;	/* finished; owned */
 	struct invariant_result run_checks[RUN_CHECK__COUNT];
 	int exit_status;		/* of the workload, -1 if it did not exit */
+	bool skipped_itself;		/* it exited with its skip code: the run is a SKIP */
 	double wall_seconds;
 	char summary_line[512];	/* workload's "fsaio-workload:" line or fio totals */
 };

@@ -20,7 +20,7 @@ static const char *esc(const char *s, char *buf, size_t size, bool name)
 		if (c < 0x20 || c == 0x7f)
 			n += snprintf(buf + n, size - n, "\\x%02x", c);
 		else
-			buf[n++] = name && c == '#' ? '_' : c;
+			buf[n++] = name && c == '#' && (!n || buf[n - 1] == ' ') ? '_' : c;
 	}
 	buf[n] = '\0';
 	return buf;

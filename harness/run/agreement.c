@@ -137,7 +137,7 @@ void check_exit(struct run_result *r, const struct workload *w,
 		invariant_set(ir, name, VERDICT_FAIL, 1, "workload killed by signal %d (%s)%s",
 			  WTERMSIG(st), strsignal(WTERMSIG(st)), left);
 	else if (skip_code && r->exit_status == skip_code)
-		invariant_set(ir, name, VERDICT_SKIP, 1, "%s skipped itself (exit %d)%s",
+		r->skipped_itself = true, invariant_set(ir, name, VERDICT_SKIP, 1, "%s skipped itself (exit %d)%s",
 			      w->kind == WL_COMMAND ? "command" : "workload", skip_code, left);
 	else if (r->exit_status)
 		invariant_set(ir, name, VERDICT_FAIL, 1, "%s exited with status %d%s%s",
