@@ -17,10 +17,13 @@ static const char *esc(const char *s, char *buf, size_t size, bool name)
 	for (; *s && n + 5 < size; s++) {
 		unsigned char c = *s;
 
-		if (c < 0x20 || c == 0x7f)
+		if (c < 0x20 || c == 0x7f) {
 			n += snprintf(buf + n, size - n, "\\x%02x", c);
-		else
-			buf[n++] = name && c == '#' && (!n || buf[n - 1] == ' ') ? '_' : c;
+			continue;
+		}
+		if (name && c == '#' && (!n || buf[n - 1] == ' '))
+			c = '_';
+		buf[n++] = c;
 	}
 	buf[n] = '\0';
 	return buf;
