@@ -159,13 +159,16 @@ run_traced() {
 	skipped=${skipped:-0} transport=${transport:-0} user=${user:-0}
 	grep -v '^WARNING: Number of errors: 0, skipped probes: 0' "$err" | grep . >&2
 	{
-		echo "fsaio-text 1 features=$(features) release=$(uname -r) label=$*"
+		# a label is one line of at most 127 bytes (the header's field)
+		echo "fsaio-text 2 features=$(features) release=$(uname -r) label=$(printf '%s' "$*" | tr '\n\r' '  ' | head -c 127)"
 		echo "# systemtap $(stap -V 2>&1 | sed -n '1s/.*version \([^ ]*\).*/\1/p'), module $(basename "$mod")"
 		# stap prints a probe's output when the probe ends: records of
 		# two CPUs can come out of seq order; seq is the lock order
 		grep '^R ' "$raw" | awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^seq=/) { print substr($i, 5) "\t" $0; break } }' |
 			sort -n -s -k1,1 | cut -f2-
 		echo "R type=14 cpu=0 ts=0 seq=0 pid=0 tgid=0 req=0 user_data=0 engine=0 site=0 ctx=0 flags=0 res=0 arg0=$((skipped + transport + user)) arg1=0 arg2=0 ring=0 nr_stack=0 stack=$((skipped + transport)),$user,0,0 comm=fsaio-stap"
+		# the closing record (log version 2): a log without it was cut
+		echo "R type=14 cpu=0 ts=0 seq=0 pid=0 tgid=0 req=0 user_data=0 engine=0 site=0 ctx=0 flags=0 res=0 arg0=0 arg1=1 arg2=0 ring=0 nr_stack=0 stack=0,0,0,0 comm=fsaio-stap"
 	} >"$log"
 	rm -f "$raw" "$err"
 }

@@ -100,7 +100,7 @@ int cmd_replay(int argc, char **argv)
 	char err[512];
 	int nr = 0, i, ret;
 	struct ksyms *syms = NULL;
-	bool oom = false;
+	bool oom = false, closed = false, cut = false;
 	FILE *f;
 
 	argp_err_exit_status = EXIT_USAGE;
@@ -144,6 +144,18 @@ int cmd_replay(int argc, char **argv)
 		ret = log_next(&lr, &rec, err, sizeof(err));
 		if (ret == 0)
 			break;
+		if (closed) {	/* nothing follows the closing record */
+			fsaio_err("%s: a record after the log's closing record: not one log",
+				  replay_file);
+			cut = true;
+			break;
+		}
+		if (ret > 0 && fsaio_is_log_end(&rec)) {
+			closed = true;
+			if (tf)
+				fsaio_text_write(tf, &rec);
+			continue;
+		}
 		if (!cur) {
 			struct run_result *r, *more;
 
@@ -184,10 +196,23 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (cur)
 		checker_finish(cur);	/* truncated: no TRACE_END, trace_integrity says so */
+	if (h.log_version >= FSAIO_LOG_VERSION && !closed && !cut && ret >= 0) {
+		/* cut at a segment boundary: every segment read ends well,
+		 * but the segments after the cut are gone */
+		fsaio_err("%s: cut short after %d trace segment(s): no closing record", replay_file,
+			  nr);
+		cut = true;
+	}
 
 	report_ktap_header(stdout, nr);
 	printf("# replay of %s: %srecorded on %s\n", replay_file,
 	       lr.text ? "text log " : "", h.release);
+	if (cut)
+		printf("# the log was cut short after %d trace segment(s): the rest is missing,"
+		       " the replay is inconclusive\n", nr);
+	else if (h.log_version < FSAIO_LOG_VERSION)
+		printf("# log version %u has no closing record: a cut at a segment boundary"
+		       " cannot be seen\n", h.log_version);
 	if (unclassified)
 		printf("# sleeps not classified: a text log's stacks need the symbols of %s; "
 		       "replay it on that kernel\n", unclassified);
@@ -209,7 +234,7 @@ int cmd_replay(int argc, char **argv)
 		fsaio_err("%s holds no records", replay_file);
 		all = VERDICT_ERROR;
 	}
-	if (oom)
+	if (oom || cut)
 		all = VERDICT_ERROR;
 	all = report_json(output_opts.json, "replay", h.release, h.features, runs, nr, all);
 	run_results_free(runs, nr);

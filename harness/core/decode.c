@@ -93,8 +93,9 @@ int fsaio_log_read_header(FILE *f, struct fsaio_log_header *h,
 			      n, sizeof(*h));
 	if (memcmp(h->magic, FSAIO_LOG_MAGIC, sizeof(h->magic)))
 		return fsaio_reject(err, errlen, "not an fsaio event log (bad magic)");
-	if (h->log_version != 1)
-		return fsaio_reject(err, errlen, "log version %u, expected 1", h->log_version);
+	if (h->log_version != 1 && h->log_version != FSAIO_LOG_VERSION)
+		return fsaio_reject(err, errlen, "log version %u, expected 1 or %u", h->log_version,
+				    FSAIO_LOG_VERSION);
 	if (h->record_size != sizeof(struct fsaio_record))
 		return fsaio_reject(err, errlen, "log record size %u, expected %zu",
 			      h->record_size, sizeof(struct fsaio_record));

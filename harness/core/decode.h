@@ -22,10 +22,25 @@ int fsaio_decode(const void *data, size_t len, struct fsaio_record *out,
  * records, FSAIO_EV_TRACE_END last.
  */
 #define FSAIO_LOG_MAGIC "FSAIOLOG"
+/*
+ * Log versions, binary and text alike.  2: the log ends with a closing
+ * TRACE_END (arg1 = FSAIO_END_LOG) written when the log was closed; a
+ * version-2 log without it was cut short (a full disk, a killed fsaio, a
+ * truncated copy), which replay reports as an ERROR even when the cut is
+ * at a segment boundary.  1: no closing record (such a cut is not seen).
+ */
+#define FSAIO_LOG_VERSION	2
+#define FSAIO_END_LOG		1	/* TRACE_END.arg1 of the closing record */
+
+/* The closing record of a version-2 log (not a segment's end). */
+static inline int fsaio_is_log_end(const struct fsaio_record *r)
+{
+	return r->type == FSAIO_EV_TRACE_END && r->arg1 == FSAIO_END_LOG;
+}
 
 struct fsaio_log_header {
 	char magic[8];		/* FSAIO_LOG_MAGIC, not NUL-terminated */
-	uint32_t log_version;	/* 1 */
+	uint32_t log_version;	/* FSAIO_LOG_VERSION, or 1 */
 	uint32_t record_size;	/* sizeof(struct fsaio_record) */
 	uint32_t record_version;	/* FSAIO_RECORD_VERSION */
 	uint32_t features;	/* FEAT_* bits of the tracer that wrote it */

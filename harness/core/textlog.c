@@ -232,7 +232,8 @@ int fsaio_text_write_header(FILE *f, const struct fsaio_log_header *h)
 	const char *sep = "";
 	unsigned i;
 
-	fprintf(f, "%s 1 features=", FSAIO_TEXT_MAGIC);
+	fprintf(f, "%s %u features=", FSAIO_TEXT_MAGIC,
+		h->log_version == 1 ? 1 : FSAIO_LOG_VERSION);
 	for (i = 0; i < nr_features; i++)
 		if (h->features & feature_table[i].bit) {
 			fprintf(f, "%s%s", sep, feature_table[i].json);
@@ -271,10 +272,11 @@ int fsaio_text_read_header(FILE *f, struct fsaio_log_header *h, char *err, size_
 	    sscanf(line, FSAIO_TEXT_MAGIC " %u%n", &version, &n) != 1)
 		return fsaio_reject(err, errlen, "not an fsaio text log (first line: \"%s N ...\")",
 			      FSAIO_TEXT_MAGIC);
-	if (version != 1)
-		return fsaio_reject(err, errlen, "text log version %u, expected 1", version);
+	if (version != 1 && version != FSAIO_LOG_VERSION)
+		return fsaio_reject(err, errlen, "text log version %u, expected 1 or %u", version,
+				    FSAIO_LOG_VERSION);
 	memcpy(h->magic, FSAIO_LOG_MAGIC, sizeof(h->magic));
-	h->log_version = 1;
+	h->log_version = version;
 	h->record_size = sizeof(struct fsaio_record);
 	h->record_version = FSAIO_RECORD_VERSION;
 	for (p = line + n; *p; p = next) {

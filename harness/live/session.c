@@ -79,7 +79,7 @@ int session_open(struct session *s, const struct tracer_opts *o,
 	if (verbose)
 		tracer_print_features(s->tracer, stderr);
 	if (record_path) {
-		struct fsaio_log_header h = { .log_version = 1 };
+		struct fsaio_log_header h = { .log_version = FSAIO_LOG_VERSION };
 
 		s->log = fopen(record_path, "w");
 		if (!s->log) {
@@ -230,11 +230,21 @@ struct checker *session_end(struct session *s)
 
 int session_close(struct session *s)
 {
+	struct fsaio_record end = {
+		.version = FSAIO_RECORD_VERSION,
+		.type = FSAIO_EV_TRACE_END,
+		.arg1 = FSAIO_END_LOG,
+	};
 	int err = s->log_errno;
 
 	session_consume_stop(s);
 	if (s->checker)
 		checker_free(s->checker);
+	/* The log's closing record: without it replay knows it was cut. */
+	if (s->log && !err && fsaio_log_write(s->log, &end)) {
+		err = errno ? errno : EIO;
+		fsaio_err("writing the event log: %s; the log is incomplete", strerror(err));
+	}
 	if (s->log && fclose(s->log) && !err) {
 		err = errno ? errno : EIO;
 		fsaio_err("writing the event log: %s; the log is incomplete", strerror(err));
