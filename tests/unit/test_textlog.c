@@ -195,7 +195,7 @@ FIXTURE_VARIANT_ADD(text_header, version_3) {
 	.text = "fsaio-text 3 release=6.12\n", .error = "text log version 3",
 };
 FIXTURE_VARIANT_ADD(text_header, version_2) {	/* with a closing record */
-	.text = "fsaio-text 2 release=6.12\n",
+	.text = "fsaio-text 2 features=0x800001f4 release=6.12.118 label=fio --name=x a.fio\n",
 };
 FIXTURE_VARIANT_ADD(text_header, no_release) {
 	.text = "fsaio-text 1 features=0x10\n", .error = "no release=",
