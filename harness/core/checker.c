@@ -1109,8 +1109,61 @@ static void malformed(struct checker *c, const char *why)
 		snprintf(c->malformed_first, sizeof(c->malformed_first), "%s", why);
 }
 
+/* Mark seq in the seen-set; 1 if it was there already, -1 without memory
+ * (the checker's out-of-memory count says so). */
+static int seq_mark(struct checker *c, uint64_t seq)
+{
+	uint64_t word, bit, *nb, shift;
+
+	if (!c->seq_bits || seq < c->seq_base) {
+		/* first seq, or one below the window: re-base 4096 seqs lower */
+		uint64_t base = seq > 4096 ? (seq - 4096) & ~63ull : 0;
+
+		shift = c->seq_bits ? (c->seq_base - base) / 64 : 0;
+		if (c->seq_words + shift > (1ull << 27))
+			return -1;	/* a corrupt seq far below the rest */
+		nb = calloc(c->seq_words + shift + 64, sizeof(*nb));
+		if (!nb)
+			return -1;
+		if (c->seq_bits)
+			memcpy(nb + shift, c->seq_bits, c->seq_words * sizeof(*nb));
+		free(c->seq_bits);
+		c->seq_bits = nb;
+		c->seq_words += shift + 64;
+		c->seq_base = base;
+	}
+	word = (seq - c->seq_base) / 64;
+	bit = 1ull << ((seq - c->seq_base) % 64);
+	if (word >= c->seq_words) {
+		uint64_t words = word + 1 > 2 * c->seq_words ? word + 1 : 2 * c->seq_words;
+
+		/* a seq far ahead of the rest (a corrupt record) would make
+		 * the set huge: count it as out of memory instead */
+		if (words > (1ull << 27))
+			return -1;
+		nb = realloc(c->seq_bits, words * sizeof(*nb));
+		if (!nb)
+			return -1;
+		memset(nb + c->seq_words, 0, (words - c->seq_words) * sizeof(*nb));
+		c->seq_bits = nb;
+		c->seq_words = words;
+	}
+	if (c->seq_bits[word] & bit)
+		return 1;
+	c->seq_bits[word] |= bit;
+	return 0;
+}
+
 static void seq_account(struct checker *c, uint64_t seq)
 {
+	int m = seq_mark(c, seq);
+
+	if (m < 0)
+		c->oom++;
+	if (m > 0) {
+		c->seq_dups++;	/* not counted as seen: it fills no gap */
+		return;
+	}
 	if (!c->seq_seen) {
 		c->seq_min = c->seq_max = seq;
 	} else {
@@ -1281,6 +1334,7 @@ void checker_free(struct checker *c)
 		free(c->thrs[i].lcs);
 	free(c->thrs);
 	free(c->thr_tab.slot);
+	free(c->seq_bits);
 	free(c->lcs);
 	free(c->req_tab.slot);
 	free(c->marks);

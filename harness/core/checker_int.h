@@ -137,6 +137,10 @@ struct checker {
 
 	/* seq accounting */
 	uint64_t seq_min, seq_max, seq_seen, seq_last, reordered;
+	/* Every seq seen, one bit each from seq_base (checker.c seq_account):
+	 * a duplicate is corruption even when it fills the gap of a lost
+	 * record, which counts alone cannot tell. */
+	uint64_t *seq_bits, seq_base, seq_words, seq_dups;
 	uint64_t end_drops[FSAIO_DROP__COUNT];	/* TRACE_END per cause, summed */
 	uint64_t oom;		/* events the checker could not track (allocation failed) */
 	uint64_t trace_ends;

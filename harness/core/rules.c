@@ -73,7 +73,6 @@ static size_t loss_causes(const struct checker *c, char *d, size_t len)
 static void finish_integrity(struct checker *c)
 {
 	struct invariant_result *ir = &c->res[INV_TRACE_INTEGRITY];
-	uint64_t span = c->seq_seen ? c->seq_max - c->seq_min + 1 : 0;
 	char *d = ir->detail;
 	size_t len = sizeof(ir->detail), o = 0;
 
@@ -95,9 +94,9 @@ static void finish_integrity(struct checker *c)
 	if (c->oom && o < len)
 		o += snprintf(d + o, len - o, "%schecker out of memory: %" PRIu64
 			      " events not tracked", o ? "; " : "", c->oom);
-	if (c->seq_seen > span && o < len)
+	if (c->seq_dups && o < len)
 		o += snprintf(d + o, len - o, "%s%" PRIu64 " duplicate seq numbers",
-			      o ? "; " : "", c->seq_seen - span);
+			      o ? "; " : "", c->seq_dups);
 	if (!c->trace_ends && o < len)
 		o += snprintf(d + o, len - o, "%sno trace_end record: log truncated or tracer stopped early",
 			      o ? "; " : "");

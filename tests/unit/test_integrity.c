@@ -179,6 +179,46 @@ TEST_F(patched, duplicate_seq_is_error)
 	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "duplicate seq");
 }
 
+/* A copy of one record in place of a lost one: the count of seqs matches
+ * their span, yet one record is missing and another doubled. */
+TEST_F(patched, duplicate_filling_a_gap_is_error)
+{
+	struct checker *c = self->c;
+	struct fsaio_record r = synth_rec(FSAIO_EV_SLEEP, FSAIO_ENGINE_NONE, 8, 0);
+
+	r.seq = 100;
+	checker_feed(c, &r);
+	r.seq = 101;
+	checker_feed(c, &r);
+	checker_feed(c, &r);	/* 101 again, 102 never came */
+	r.seq = 103;
+	checker_feed(c, &r);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_ERROR, INV_TRACE_INTEGRITY);
+	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "1 duplicate seq");
+	EXPECT_DETAIL(c, INV_TRACE_INTEGRITY, "1 records lost");
+}
+
+/* Seqs out of order and far apart are not duplicates. */
+TEST_F(patched, reordered_seqs_are_not_duplicates)
+{
+	struct checker *c = self->c;
+	struct fsaio_record r = synth_rec(FSAIO_EV_SLEEP, FSAIO_ENGINE_NONE, 8, 0);
+	uint64_t seqs[] = { 50000, 50002, 50001, 40000 }, s;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		r.seq = seqs[i];
+		checker_feed(c, &r);
+	}
+	for (s = 40001; s < 50000; s++) {
+		r.seq = s;
+		checker_feed(c, &r);
+	}
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_TRACE_INTEGRITY);
+}
+
 TEST_F(patched, malformed_records_are_rejected_and_error)
 {
 	struct checker *c = self->c;
