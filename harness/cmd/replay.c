@@ -113,13 +113,12 @@ int cmd_replay(int argc, char **argv)
 	}
 	lr.f = f;
 	lr.text = fsaio_text_detect(f);
-	if (lr.text ? fsaio_text_read_header(f, &h, err, sizeof(err)) :
+	if (lr.text ? fsaio_text_read_header_at(f, &h, &lr.lineno, err, sizeof(err)) :
 		      fsaio_log_read_header(f, &h, err, sizeof(err))) {
 		fsaio_err("%s: %s", replay_file, err);
 		fclose(f);
 		return EXIT_USAGE;
 	}
-	lr.lineno = lr.text;
 	if (text_out) {
 		tf = fopen(text_out, "w");
 		if (!tf) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Text event logs (textlog.h): parse and write record lines.  Pure. */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -10,10 +11,12 @@
 #include "core/textlog.h"
 
 /* A whole token as an unsigned number (decimal or 0x-hex) or, with
- * allow_neg, a negative decimal. */
+ * allow_neg, a negative decimal.  "0105" is decimal 105, not octal: the
+ * format has no octal. */
 static int number(const char *s, size_t len, int allow_neg, uint64_t *v)
 {
 	char buf[32], *end;
+	int base = 10;
 
 	if (!len || len >= sizeof(buf))
 		return -1;
@@ -23,12 +26,17 @@ static int number(const char *s, size_t len, int allow_neg, uint64_t *v)
 	if (buf[0] == '-') {
 		long long n;
 
-		if (!allow_neg)
+		if (!allow_neg || !isdigit((unsigned char)buf[1]))
 			return -1;
 		n = strtoll(buf, &end, 10);
 		*v = (uint64_t)n;
 	} else {
-		*v = strtoull(buf, &end, 0);
+		if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
+			base = 16;
+		if (!isdigit((unsigned char)buf[0]) ||
+		    (base == 16 && !isxdigit((unsigned char)buf[2])))
+			return -1;	/* no sign, blank or empty hex */
+		*v = strtoull(buf, &end, base);
 	}
 	return errno || *end ? -1 : 0;
 }
@@ -138,6 +146,7 @@ int fsaio_text_parse_record(const char *line, unsigned long lineno, struct fsaio
 		klen = val - key;
 		val++;
 		if (klen == 4 && !memcmp(key, "comm", 4)) {
+			/* comm ends the line: it cannot come twice */
 			/* the rest of the line: a command name may hold spaces */
 			snprintf(r.comm, sizeof(r.comm), "%s", val);
 			have_comm = true;
@@ -146,6 +155,8 @@ int fsaio_text_parse_record(const char *line, unsigned long lineno, struct fsaio
 		vlen = strcspn(val, " ");
 		p = val + vlen;
 		if (klen == 5 && !memcmp(key, "stack", 5)) {
+			if (have_stack)
+				return fsaio_reject(err, errlen, "line %lu: stack= twice", lineno);
 			if (!vlen || parse_stack(val, vlen, stack, &nr_listed))
 				return fsaio_reject(err, errlen, "line %lu: bad stack '%.*s' (at most %d "
 					      "comma-separated numbers, or -)", lineno,
@@ -160,6 +171,9 @@ int fsaio_text_parse_record(const char *line, unsigned long lineno, struct fsaio
 		if (i == NR_TEXT_FIELDS)
 			return fsaio_reject(err, errlen, "line %lu: unknown field '%.*s'", lineno,
 				      (int)(klen > 20 ? 20 : klen), key);
+		if (seen & 1u << i)	/* "last wins" would let a line lie */
+			return fsaio_reject(err, errlen, "line %lu: %s= twice", lineno,
+					    text_fields[i].name);
 		if (number(val, vlen, text_fields[i].form == SIGNED, &v) ||
 		    !store(&r, &text_fields[i], v))
 			return fsaio_reject(err, errlen, "line %lu: bad number %.*s=%.*s", lineno,
@@ -189,13 +203,19 @@ int fsaio_text_parse_record(const char *line, unsigned long lineno, struct fsaio
 	return 0;
 }
 
+/* A binary log starts with FSAIO_LOG_MAGIC; anything else that is text (a
+ * UTF-8 byte order mark, comment or blank lines before the header line,
+ * which the header reader skips) is read as a text log, so its own
+ * header error is what the user sees, not "bad magic". */
 int fsaio_text_detect(FILE *f)
 {
-	char buf[sizeof(FSAIO_TEXT_MAGIC) - 1];
+	char buf[sizeof(FSAIO_LOG_MAGIC) - 1];
 	size_t n = fread(buf, 1, sizeof(buf), f);
 
 	rewind(f);
-	return n == sizeof(buf) && !memcmp(buf, FSAIO_TEXT_MAGIC, sizeof(buf));
+	return !(n == sizeof(buf) && !memcmp(buf, FSAIO_LOG_MAGIC, sizeof(buf))) &&
+	       (n == 0 || buf[0] == 'f' || buf[0] == '#' || buf[0] == '\n' ||
+		(unsigned char)buf[0] == 0xef);
 }
 
 /* features=: the names of harness/core/features.h (comma-separated, "-"
@@ -244,34 +264,70 @@ int fsaio_text_write_header(FILE *f, const struct fsaio_log_header *h)
 	return 0;
 }
 
-/* One line without its newline into buf; 0 at EOF, -1 if too long. */
-static int get_line(FILE *f, char *buf, size_t len, unsigned long *lineno)
+/*
+ * One line without its newline into buf (len bytes, so at most len - 1
+ * of text); *lineno counts it.  1 with a line, 0 at EOF, -EINVAL with err
+ * naming the line when it is longer than that or holds a NUL byte (the
+ * rest of a long line is consumed: the next call reads the next line).
+ */
+static int get_line(FILE *f, char *buf, size_t len, unsigned long *lineno,
+		    char *err, size_t errlen)
 {
-	size_t n;
+	size_t n = 0;
+	int c, nul = 0;
 
-	if (!fgets(buf, len, f))
-		return 0;
+	for (;;) {
+		c = getc(f);
+		if (c == EOF) {
+			if (!n)
+				return 0;
+			break;
+		}
+		if (c == '\n')
+			break;
+		if (!c)
+			nul = 1;
+		if (n < len - 1)
+			buf[n] = (char)c;
+		n++;
+	}
 	(*lineno)++;
-	n = strlen(buf);
-	if (n && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	else if (!feof(f))
-		return -1;
+	if (n > len - 1)
+		return fsaio_reject(err, errlen, "line %lu: longer than %zu bytes", *lineno,
+				    len - 1);
+	if (nul)
+		return fsaio_reject(err, errlen, "line %lu: holds a NUL byte", *lineno);
+	buf[n] = '\0';
 	return 1;
 }
 
 int fsaio_text_read_header(FILE *f, struct fsaio_log_header *h, char *err, size_t errlen)
 {
-	char line[512], *p, *next;
+	unsigned long lineno;
+
+	return fsaio_text_read_header_at(f, h, &lineno, err, errlen);
+}
+
+int fsaio_text_read_header_at(FILE *f, struct fsaio_log_header *h, unsigned long *linep,
+			      char *err, size_t errlen)
+{
+	char line[FSAIO_TEXT_LINE_MAX + 1], *p, *next, *start;
 	unsigned long lineno = 0;
 	unsigned version;
 	int n;
 
 	memset(h, 0, sizeof(*h));
-	if (get_line(f, line, sizeof(line), &lineno) <= 0 ||
-	    sscanf(line, FSAIO_TEXT_MAGIC " %u%n", &version, &n) != 1)
-		return fsaio_reject(err, errlen, "not an fsaio text log (first line: \"%s N ...\")",
-			      FSAIO_TEXT_MAGIC);
+	do {
+		n = get_line(f, line, sizeof(line), &lineno, err, errlen);
+		if (n < 0)
+			return n;
+		start = line;
+		if (lineno == 1 && !memcmp(start, "\xef\xbb\xbf", 3))
+			start += 3;	/* a UTF-8 byte order mark */
+	} while (n > 0 && (start[0] == '#' || !start[0]));
+	if (n <= 0 || sscanf(start, FSAIO_TEXT_MAGIC " %u%n", &version, &n) != 1)
+		return fsaio_reject(err, errlen, "not an fsaio text log (its first line is not"
+				    " \"%s N ...\")", FSAIO_TEXT_MAGIC);
 	if (version != 1 && version != FSAIO_LOG_VERSION)
 		return fsaio_reject(err, errlen, "text log version %u, expected 1 or %u", version,
 				    FSAIO_LOG_VERSION);
@@ -279,7 +335,7 @@ int fsaio_text_read_header(FILE *f, struct fsaio_log_header *h, char *err, size_
 	h->log_version = version;
 	h->record_size = sizeof(struct fsaio_record);
 	h->record_version = FSAIO_RECORD_VERSION;
-	for (p = line + n; *p; p = next) {
+	for (p = start + n; *p; p = next) {
 		while (*p == ' ')
 			p++;
 		if (!*p)
@@ -302,23 +358,23 @@ int fsaio_text_read_header(FILE *f, struct fsaio_log_header *h, char *err, size_
 	}
 	if (!h->release[0])
 		return fsaio_reject(err, errlen, "the header names no release= (uname -r of the traced kernel)");
+	*linep = lineno;
 	return 0;
 }
 
 int fsaio_text_read(FILE *f, unsigned long *lineno, struct fsaio_record *rec,
 		    char *err, size_t errlen)
 {
-	char line[1024];
+	char line[FSAIO_TEXT_LINE_MAX + 1];
 	int ret;
 
 	for (;;) {
-		ret = get_line(f, line, sizeof(line), lineno);
+		ret = get_line(f, line, sizeof(line), lineno, err, errlen);
 		if (ret == 0)
 			return ferror(f) ? fsaio_reject(err, errlen, "read error after line %lu",
 						  *lineno) : 0;
 		if (ret < 0)
-			return fsaio_reject(err, errlen, "line %lu: longer than %zu bytes", *lineno + 1,
-				      sizeof(line) - 1);
+			return ret;
 		if (line[0] == '#' || !line[0])
 			continue;
 		return fsaio_text_parse_record(line, *lineno, rec, err, errlen) ? -EINVAL : 1;

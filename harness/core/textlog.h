@@ -23,6 +23,10 @@
 #include "core/decode.h"
 
 #define FSAIO_TEXT_MAGIC "fsaio-text"
+/* The longest line a reader takes, newline excluded: a record line with
+ * every field at its widest and 16 stack frames is about 700 bytes; the
+ * header's label (127) and release (127) fit too. */
+#define FSAIO_TEXT_LINE_MAX	1023
 
 /* Does this log start like a text log? (f is rewound) */
 int fsaio_text_detect(FILE *f);
@@ -30,6 +34,10 @@ int fsaio_text_detect(FILE *f);
 /* The header line into h (magic/record size/version filled as a binary
  * log's).  Returns 0, or -EINVAL with the reason in err. */
 int fsaio_text_read_header(FILE *f, struct fsaio_log_header *h, char *err, size_t errlen);
+/* The same, and *lineno = the lines read (comments and blank lines before
+ * the header included), where fsaio_text_read() counts on from. */
+int fsaio_text_read_header_at(FILE *f, struct fsaio_log_header *h, unsigned long *lineno,
+			      char *err, size_t errlen);
 
 /* One record line (without its newline) into out.  lineno only names the
  * line in err.  Returns 0 or -EINVAL. */

@@ -163,6 +163,15 @@ FIXTURE_VARIANT_ADD(bad_line, stack_too_deep) {
 FIXTURE_VARIANT_ADD(bad_line, stack_trailing_comma) {
 	.line = "R type=9 seq=1 stack=0x1,", .error = "bad stack",
 };
+FIXTURE_VARIANT_ADD(bad_line, key_twice) {	/* "last wins" would let a line lie */
+	.line = "R type=9 seq=1 seq=2", .error = "seq= twice",
+};
+FIXTURE_VARIANT_ADD(bad_line, stack_twice) {
+	.line = "R type=9 seq=1 stack=0x1 stack=0x2", .error = "stack= twice",
+};
+FIXTURE_VARIANT_ADD(bad_line, signed_unsigned) {
+	.line = "R type=9 seq=+1", .error = "bad number seq=+1",
+};
 FIXTURE_VARIANT_ADD(bad_line, nr_stack_mismatch) {
 	.line = "R type=9 cpu=0 ts=5 seq=9 pid=5 tgid=5 req=0 user_data=0 engine=1 site=0 "
 		"ctx=0 flags=0 res=0 arg0=0 arg1=0 arg2=0 ring=0 nr_stack=3 stack=0x1,0x2 comm=x",
@@ -206,6 +215,10 @@ FIXTURE_VARIANT_ADD(text_header, bad_features) {
 FIXTURE_VARIANT_ADD(text_header, unknown_field) {
 	.text = "fsaio-text 1 release=6.12 host=a\n", .error = "unknown header field 'host=a'",
 };
+FIXTURE_VARIANT_ADD(text_header, bom_and_comments) {	/* before the header line */
+	.text = "\xef\xbb\xbf# written by hand\n\nfsaio-text 1 features=0x800001f4 release=6.12.118 "
+		"label=fio --name=x a.fio\n",
+};
 FIXTURE_VARIANT_ADD(text_header, binary_log) {
 	.text = "FSAIOLOG\1\0\0\0", .error = "not an fsaio text log",
 };
@@ -242,7 +255,8 @@ TEST_F(text_header, read)
 	int ret;
 
 	ASSERT_NE(NULL, f);
-	EXPECT_EQ(!strncmp(variant->text, "fsaio-text", 10), fsaio_text_detect(f));
+	/* anything but a binary log's magic is read as text */
+	EXPECT_EQ(!!strncmp(variant->text, "FSAIOLOG", 8), fsaio_text_detect(f));
 	ret = fsaio_text_read_header(f, &h, err, sizeof(err));
 	fclose(f);
 	if (variant->error) {
@@ -281,6 +295,47 @@ TEST(read_skips_comments_and_counts_lines)
 	EXPECT_EQ(4, lineno);
 	EXPECT_EQ(-EINVAL, fsaio_text_read(f, &lineno, &r, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "line 5")) TH_LOG("%s", err);
+	EXPECT_EQ(0, fsaio_text_read(f, &lineno, &r, err, sizeof(err)));
+	fclose(f);
+}
+
+/* Numbers are decimal or 0x-hex: a leading zero is not octal. */
+TEST(leading_zero_is_decimal)
+{
+	struct fsaio_record r;
+	char err[160] = "";
+	const char *line = "R type=9 cpu=0 ts=5 seq=0105 pid=5 tgid=5 req=0 user_data=0 engine=0 "
+			   "site=0 ctx=0 flags=0 res=0 arg0=010 arg1=0x10 arg2=0 ring=0 nr_stack=0 "
+			   "stack=- comm=x";
+
+	ASSERT_EQ(0, fsaio_text_parse_record(line, 1, &r, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(105, r.seq);
+	EXPECT_EQ(10, r.arg0);
+	EXPECT_EQ(16, r.arg1);
+}
+
+/* The longest line taken is FSAIO_TEXT_LINE_MAX bytes; a longer one and a
+ * NUL byte are refused with the number of the line they are on, and the
+ * reader goes on counting from there. */
+TEST(line_limits_name_their_line)
+{
+	static char text[4 * FSAIO_TEXT_LINE_MAX];
+	struct fsaio_record r;
+	unsigned long lineno = 1;
+	char err[160] = "";
+	size_t n = 0;
+	FILE *f;
+
+	n += sprintf(text + n, "# %0*d\n", FSAIO_TEXT_LINE_MAX - 2, 0);	/* line 2: at the limit */
+	n += sprintf(text + n, "# %0*d\n", FSAIO_TEXT_LINE_MAX - 1, 0);	/* line 3: one over */
+	memcpy(text + n, "# a\0b\n", 6);				/* line 4: a NUL */
+	n += 6;
+	f = fmemopen(text, n, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(-EINVAL, fsaio_text_read(f, &lineno, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "line 3: longer than 1023")) TH_LOG("%s", err);
+	EXPECT_EQ(-EINVAL, fsaio_text_read(f, &lineno, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "line 4: holds a NUL")) TH_LOG("%s", err);
 	EXPECT_EQ(0, fsaio_text_read(f, &lineno, &r, err, sizeof(err)));
 	fclose(f);
 }
