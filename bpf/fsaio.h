@@ -324,12 +324,12 @@ FSAIO_INLINE __s32 fsaio_submit_done_batch(const struct fsaio_record *r)
  * buffer failures. */
 FSAIO_INLINE __u64 fsaio_end_drops(const struct fsaio_record *r, unsigned cause)
 {
-	__u64 sum = 0;
+	__u64 any = 0;	/* not a sum: counts that wrap past 2^64 are not none */
 	unsigned i;
 
 	for (i = 0; i < FSAIO_DROP__COUNT; i++)
-		sum += r->stack[i];
-	if (!sum)
+		any |= r->stack[i];
+	if (!any)
 		return cause == FSAIO_DROP_RINGBUF ? r->arg0 : 0;
 	return cause < FSAIO_DROP__COUNT ? r->stack[cause] : 0;
 }

@@ -1178,16 +1178,22 @@ static void seq_account(struct checker *c, uint64_t seq)
 	c->seq_seen++;
 }
 
+/* a + b, or UINT64_MAX where it would wrap: drop counts of a corrupt
+ * TRACE_END that add up past 2^64 must not read as 0 lost. */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 /* Lost records so far: ring buffer failures plus holes in seq. */
 static uint64_t lost_now(const struct checker *c)
 {
 	uint64_t span = c->seq_seen ? c->seq_max - c->seq_min + 1 : 0;
-
 	uint64_t lost = span > c->seq_seen ? span - c->seq_seen : 0;
 	unsigned i;
 
 	for (i = 0; i < FSAIO_DROP__COUNT; i++)
-		lost += c->end_drops[i];
+		lost = add_sat(lost, c->end_drops[i]);
 	return lost;
 }
 
@@ -1201,7 +1207,7 @@ static void on_trace_end(struct checker *c, const struct fsaio_record *r)
 	unsigned int i;
 
 	for (i = 0; i < FSAIO_DROP__COUNT; i++)
-		c->end_drops[i] += fsaio_end_drops(r, i);
+		c->end_drops[i] = add_sat(c->end_drops[i], fsaio_end_drops(r, i));
 	c->trace_ends++;
 }
 

@@ -219,6 +219,24 @@ TEST_F(patched, reordered_seqs_are_not_duplicates)
 	EXPECT_VERDICT(c, VERDICT_PASS, INV_TRACE_INTEGRITY);
 }
 
+/* Drop counts that add up past 2^64 are many losses, not none. */
+TEST_F(patched, drop_counts_do_not_wrap)
+{
+	struct checker *c = self->c;
+	struct fsaio_record r = synth_rec(FSAIO_EV_SLEEP, FSAIO_ENGINE_NONE, 8, 0);
+	struct fsaio_record end = { .version = FSAIO_RECORD_VERSION,
+				    .type = FSAIO_EV_TRACE_END };
+
+	checker_feed(c, &r);
+	end.stack[0] = UINT64_MAX;
+	end.stack[1] = 1;
+	end.arg0 = 0;
+	checker_feed(c, &end);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_ERROR, INV_TRACE_INTEGRITY);
+	EXPECT_NE(0, checker_stats(c)->lost);
+}
+
 TEST_F(patched, malformed_records_are_rejected_and_error)
 {
 	struct checker *c = self->c;
