@@ -596,6 +596,14 @@ static int attach_all(struct tracer *t, char *err, size_t errlen)
 		link = bpf_program__attach(prog);
 		if (!link) {
 			ret = -errno;
+			/* out of descriptors or memory is this process's limit,
+			 * not a feature the kernel lacks: a trace missing
+			 * programs for it would look complete */
+			if (ret == -EMFILE || ret == -ENFILE || ret == -ENOMEM) {
+				snprintf(err, errlen, "cannot attach %s: %s (raise ulimit -n or free"
+					 " memory)", d->prog, strerror(-ret));
+				return ret;
+			}
 			if (d->kind == PK_REQUIRED || d->kind == PK_SWITCH_BTF ||
 			    d->kind == PK_SWITCH_RAW) {
 				snprintf(err, errlen, "cannot attach %s: %s", d->prog,
