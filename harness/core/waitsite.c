@@ -152,6 +152,18 @@ static const struct site_pattern sync_step[] = {
 	{ "generic_buffers_fsync", true }, /* + _noflush */
 };
 
+/*
+ * A read's access-time update (touch_atime -> ->dirty_inode -> the inode
+ * table's buffer): metadata the request did not ask for, which no kernel
+ * makes asynchronous (io_uring's IOCB_NOWAIT attempt waits there too when
+ * another process holds that buffer: seen under an I/O load on the same
+ * file system).  A page or buffer wait under it is an other sleep, not an
+ * FSAIO wait: counted with its stack, never a blocked submit.
+ */
+static const struct site_pattern atime_update[] = {
+	{ "touch_atime", false }, { "atime_needs_update", false },
+};
+
 /* "<fs>_file_write_iter": the ->write_iter() of ext4, xfs, f2fs, btrfs... */
 static bool is_write_iter(const char *bare)
 {
@@ -179,7 +191,7 @@ bool stack_in_uring_submit(const char *const *names, int n)
 enum fsaio_wait_site classify_wait_site(const char *const *names, int n)
 {
 	enum fsaio_wait_site best = FSAIO_SITE_UNKNOWN;
-	bool write = false, sync = false;
+	bool write = false, sync = false, atime = false;
 	int i;
 
 	for (i = 0; names && i < n; i++) {
@@ -196,7 +208,10 @@ enum fsaio_wait_site classify_wait_site(const char *const *names, int n)
 			best = s;
 		write |= is_write_iter(bare) || match(bare, write_path, N_OF(write_path));
 		sync |= match(bare, sync_step, N_OF(sync_step)) != NULL;
+		atime |= match(bare, atime_update, N_OF(atime_update)) != NULL;
 	}
+	if (atime && fsaio_site_is_fsaio_wait(best))
+		return FSAIO_SITE_OTHER;
 	/* only waits that would otherwise count as FSAIO waits are moved */
 	return write && !sync && fsaio_site_is_fsaio_wait(best) ? FSAIO_SITE_COPY : best;
 }

@@ -293,6 +293,20 @@ FIXTURE_VARIANT_ADD(stack, stock_journal_commit_in_write_is_journal) {
 	.site = FSAIO_SITE_JOURNAL,
 };
 
+/* io_uring's inline read (IOCB_NOWAIT) updating atime while another
+ * process holds the inode table's buffer (measured on 6.18 under an I/O
+ * load on the same ext4): metadata, an other sleep, not a blocked submit */
+FIXTURE_VARIANT_ADD(stack, read_atime_update_is_other) {
+	.frames = {
+		"__schedule", "schedule", "io_schedule", "__folio_lock",
+		"find_get_block_common", "bdev_getblk", "__ext4_get_inode_loc",
+		"ext4_get_inode_loc", "ext4_reserve_inode_write", "__ext4_mark_inode_dirty",
+		"ext4_dirty_inode", "__mark_inode_dirty", "generic_update_time",
+		"touch_atime", "ext4_file_read_iter", "__io_read",
+	},
+	.site = FSAIO_SITE_OTHER,
+};
+
 FIXTURE_VARIANT_ADD(stack, lock_wait_is_other) {
 	.frames = {
 		"__schedule", "schedule", "schedule_preempt_disabled",
