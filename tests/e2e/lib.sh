@@ -37,3 +37,26 @@ dead_fsaio_cgroups() {
 need_cgroup2() {
 	grep -q '^cgroup2 ' /proc/mounts || { echo "# no cgroup v2 mounted"; exit "$EXIT_SKIP"; }
 }
+
+# trace_start OUT ARGS...: fsaio trace ARGS in the background, its output
+# in OUT; returns once it is attached (its "fsaio: tracing" line), so a
+# workload started next is seen whole however long loading BPF takes on a
+# busy machine.  Sets TRACE_PID.  trace_stop: Ctrl-C it (it then reports)
+# and return its exit status.
+trace_start() {
+	local out=$1 i
+	shift
+	$FSAIO trace "$@" >"$out" 2>&1 &
+	TRACE_PID=$!
+	for i in $(seq 1200); do
+		grep -q '^fsaio: tracing ' "$out" && return 0
+		kill -0 "$TRACE_PID" 2>/dev/null || { wait "$TRACE_PID"; return 1; }
+		sleep 0.1
+	done
+	kill -INT "$TRACE_PID"; wait "$TRACE_PID"
+	return 1
+}
+trace_stop() {
+	kill -INT "$TRACE_PID"
+	wait "$TRACE_PID"
+}

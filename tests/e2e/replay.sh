@@ -9,7 +9,9 @@ t_suite() {
 	local rc
 	$FSAIO check --json "$WORK/suite.json" --record "$WORK/suite.log" >"$WORK/suite.ktap" 2>&1; rc=$?
 	sed 's/^/# /' "$WORK/suite.ktap" | grep -E '^# *(not ok|ok [0-9]+ [a-z_]+$|# [a-z_]+:)' | head -60
-	[[ $rc -eq $EXIT_PASS ]] || fail "suite rc=$rc"
+	# what failed, whole: each failing check's diagnostics and its workload
+	[[ $rc -eq $EXIT_PASS ]] || fail "suite rc=$rc: $(grep -E '^    # (command|[a-z_]+): |not ok' "$WORK/suite.ktap" |
+		grep -B2 'not ok' | grep -vE '^--$')"
 	for k in '.kernel.release' '.kernel.features' '.engines.libaio.submitted' \
 		 '.engines.io_uring.punts' '.wait_sites' '.lost_events' '.invariants[0].verdict'; do
 		jq -e "$k != null" "$WORK/suite.json" >/dev/null || fail "JSON lacks $k"
@@ -50,8 +52,18 @@ t_replay_text() {
 	local rc facts='[.runs[] | [.invariants[] | [.name, .verdict, .observations]], .engines, .records]'
 	$FSAIO replay --json "$WORK/bin.json" --text "$WORK/suite.txt" "$WORK/suite.log" >/dev/null; rc=$?
 	[[ $rc -eq $EXIT_PASS ]] || fail "replay --text rc=$rc"
-	[[ $(grep -c '^R ' "$WORK/suite.txt") -eq $(jq '[.runs[].records] | add' "$WORK/bin.json") ]] ||
-		fail "text log: $(grep -c '^R ' "$WORK/suite.txt") record lines, $(jq '[.runs[].records] | add' "$WORK/bin.json") records"
+	# one line per record, and the log's closing record (arg1=0x1), which
+	# belongs to no run
+	local lines
+	lines=$(grep -c '^R ' "$WORK/suite.txt")
+	[[ $lines -eq $(($(jq '[.runs[].records] | add' "$WORK/bin.json") + 1)) ]] ||
+		fail "text log: $lines record lines, $(jq '[.runs[].records] | add' "$WORK/bin.json") records + 1 closing"
+	tail -1 "$WORK/suite.txt" | grep -q '^R type=14 .* arg1=0x1 ' || fail "no closing record at the end"
+	# cut at a segment boundary: the closing record gone, an ERROR
+	sed '$d' "$WORK/suite.txt" >"$WORK/unclosed.txt"
+	$FSAIO replay "$WORK/unclosed.txt" >"$WORK/unclosed.ktap" 2>&1; rc=$?
+	[[ $rc -eq $EXIT_ERROR ]] && grep -q 'cut short' "$WORK/unclosed.ktap" ||
+		fail "a log without its closing record: rc=$rc, not an ERROR"
 	$FSAIO replay --json "$WORK/text.json" "$WORK/suite.txt" >"$WORK/text.ktap"; rc=$?
 	[[ $rc -eq $EXIT_PASS ]] || fail "replay of the text log: rc=$rc"
 	grep -q '^# replay of .*: text log recorded on' "$WORK/text.ktap" || fail "not read as a text log"

@@ -49,23 +49,26 @@ t_trace_filters() {
 	need_root
 	local rc
 	mkdir -p "$WORK/f"
-	mkfifo "$WORK/go.fifo"
-	(sleep 2; .output/workloads/uring_read_batch -d "$WORK/f" >/dev/null;
-	 .output/workloads/aio_read_batch -d "$WORK/f" >/dev/null) &
-	$FSAIO trace -d 5 -i 0 -c aio_read_batch --json "$WORK/comm.json" >/dev/null 2>&1; rc=$?
-	wait
+	trace_start "$WORK/comm.out" -i 0 -c aio_read_batch --json "$WORK/comm.json" ||
+		fail "trace -c did not start: $(cat "$WORK/comm.out")"
+	.output/workloads/uring_read_batch -d "$WORK/f" >/dev/null
+	.output/workloads/aio_read_batch -d "$WORK/f" >/dev/null
+	trace_stop; rc=$?
 	[[ $rc -eq $EXIT_PASS ]] || fail "trace -c rc=$rc"
 	[[ $(jq '.engines.libaio.submitted' "$WORK/comm.json") -eq 64 &&
 	   $(jq '.engines.io_uring.submitted' "$WORK/comm.json") -eq 0 ]] ||
 		fail "trace -c: $(jq -c '[.engines.libaio.submitted,.engines.io_uring.submitted]' "$WORK/comm.json")"
 	# -p: a shell that runs the io_uring program once its tracer is attached.
+	mkfifo "$WORK/go.fifo"
 	sh -c 'read _ ; exec '"$PWD"'/.output/workloads/uring_read_batch -d '"$WORK/f" \
 		<"$WORK/go.fifo" >/dev/null 2>&1 &
 	local pid=$!
-	( sleep 2; echo go >"$WORK/go.fifo" ) &
+	trace_start "$WORK/pid.out" -i 0 -p $pid --json "$WORK/pid.json" ||
+		{ echo go >"$WORK/go.fifo"; fail "trace -p did not start: $(cat "$WORK/pid.out")"; }
 	.output/workloads/aio_read_batch -d "$WORK/f" >/dev/null &
-	$FSAIO trace -d 5 -i 0 -p $pid --json "$WORK/pid.json" >/dev/null 2>&1; rc=$?
-	wait
+	echo go >"$WORK/go.fifo"
+	wait $pid; wait $!
+	trace_stop; rc=$?
 	[[ $rc -eq $EXIT_PASS ]] || fail "trace -p rc=$rc"
 	[[ $(jq '.engines.io_uring.submitted' "$WORK/pid.json") -eq 64 &&
 	   $(jq '.engines.libaio.submitted' "$WORK/pid.json") -eq 0 ]] ||
@@ -87,11 +90,13 @@ t_trace_aggregate_agrees() {
 		       $w/aio_read_batch -d '"$WORK/ag"' && $w/uring_read_multishot -d '"$WORK/ag" \
 			<"$f.fifo" >/dev/null 2>&1 &
 		local pid=$!
-		( sleep 2; echo go >"$f.fifo" ) &
 		opt=()
 		[[ $mode == agg ]] || opt=(--per-event)
-		$FSAIO trace -d 6 -i 0 -p $pid "${opt[@]}" --json "$f.json" >"$f.out" 2>&1; rc=$?
-		wait
+		trace_start "$f.out" -i 0 -p $pid "${opt[@]}" --json "$f.json" ||
+			{ echo go >"$f.fifo"; fail "trace ($mode) did not start: $(tail -2 "$f.out")"; }
+		echo go >"$f.fifo"
+		wait $pid
+		trace_stop; rc=$?
 		[[ $rc -eq $EXIT_PASS ]] || fail "trace ($mode) rc=$rc: $(tail -2 "$f.out")"
 	done
 	local q='[.engines.libaio.submitted,.engines.libaio.completed,.engines.io_uring.submitted,.engines.io_uring.completed]'
@@ -150,9 +155,10 @@ t_trace_stacks() {
 	need_root
 	local rc
 	mkdir -p "$WORK/s"
-	(sleep 2; .output/workloads/aio_read_batch -d "$WORK/s" >/dev/null) &
-	$FSAIO trace -d 5 -i 0 -c aio_read_batch --stacks=3 >"$WORK/stacks.out" 2>&1; rc=$?
-	wait
+	trace_start "$WORK/stacks.out" -i 0 -c aio_read_batch --stacks=3 ||
+		fail "trace --stacks did not start: $(cat "$WORK/stacks.out")"
+	.output/workloads/aio_read_batch -d "$WORK/s" >/dev/null
+	trace_stop; rc=$?
 	[[ $rc -eq $EXIT_PASS ]] || fail "trace --stacks rc=$rc: $(tail -3 "$WORK/stacks.out")"
 	grep -q '^top stacks, wait site folio_bit:' "$WORK/stacks.out" || fail "no folio_bit stacks: $(cat "$WORK/stacks.out")"
 	grep -Eq '^ +[0-9]+ sleeps .* submit_libaio +folio_wait_bit_common\+0x[0-9a-f]+ <- .*io_submit_one' "$WORK/stacks.out" ||
