@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The live tracer: probe what the kernel allows, open the skeleton, choose
- * programs (bpf_program__set_autoload), load, attach one by one, and deliver
- * ring buffer records in sequence order, decoded and with SLEEP stacks
- * classified by wait site.  The only file that knows libbpf.
+ * The live tracer: open the skeleton, choose programs
+ * (bpf_program__set_autoload) from what live/probe.c found the kernel
+ * allows, load, attach one by one, and deliver ring buffer records in
+ * sequence order, decoded and with SLEEP stacks classified by wait site.
+ * With probe.c, the only code that knows libbpf.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +27,6 @@
 #include "live/tracer.h"
 
 #define DEFAULT_RINGBUF		(8u << 20)
-#define MAX_LINKS		48
 /* BPF wakes the consumer when 1/WAKEUP_FRACTION of the ring buffer is
  * filled; below that, records wait for the poll timeout (see rec_submit). */
 #define WAKEUP_FRACTION		16
@@ -34,107 +34,7 @@
  * by another CPU (reserve order and sequence order may differ). */
 #define REORDER_WAIT_NS		(20 * 1000 * 1000ull)
 
-/* An optional program and what decides whether it is loaded. */
-enum prog_kind {
-	PK_REQUIRED,		/* raw_tp: loads wherever BPF tracing does */
-	PK_TP,			/* tracepoint: needs tracefs events/<cat>/<name> */
-	PK_SWITCH_BTF,		/* tp_btf/sched_switch */
-	PK_SWITCH_RAW,		/* raw_tp/sched_switch fallback */
-	PK_FENTRY,		/* fentry/fexit: needs the probe to load+attach */
-	PK_FSAIO_TP,		/* raw_tp on a patched kernel's fsaio:* event */
-	PK_RAW_TP,		/* raw_tp on a tracepoint whose prototype (kernel
-				 * BTF) is one we know; its classic PK_TP twin
-				 * (same name, later in progs[]) is then not used */
-	PK_TP_OLD,		/* tracepoint: an older kernel's name for the
-				 * PK_TP `alt` (used only where that is missing,
-				 * and stands in for it) */
-};
-
-struct prog_desc {
-	const char *prog;	/* program (function) name in the object */
-	enum prog_kind kind;
-	const char *cat, *name;	/* PK_TP: tracepoint; PK_FENTRY: name = function;
-				 * PK_FSAIO_TP: name = fsaio event */
-	uint32_t feat;		/* feature bit it contributes to */
-	bool fexit;
-	const char *alt;	/* PK_TP_OLD: the current name */
-};
-
-static const struct prog_desc progs[] = {
-	{ "fsaio_fork", PK_REQUIRED },
-	{ "fsaio_exit", PK_REQUIRED },
-	{ "fsaio_sched_switch_btf", PK_SWITCH_BTF, NULL, NULL, FEAT_STACK },
-	{ "fsaio_sched_switch_raw", PK_SWITCH_RAW, NULL, NULL, FEAT_STACK },
-	{ "fsaio_io_submit_enter", PK_TP, "syscalls", "sys_enter_io_submit", FEAT_SYSCALL_TP },
-	{ "fsaio_io_submit_exit", PK_TP, "syscalls", "sys_exit_io_submit", FEAT_SYSCALL_TP },
-	{ "fsaio_io_getevents_enter", PK_TP, "syscalls", "sys_enter_io_getevents", FEAT_SYSCALL_TP },
-	{ "fsaio_io_getevents_exit", PK_TP, "syscalls", "sys_exit_io_getevents", FEAT_SYSCALL_TP },
-	{ "fsaio_io_destroy_enter", PK_TP, "syscalls", "sys_enter_io_destroy", 0 },
-	{ "fsaio_io_destroy_exit", PK_TP, "syscalls", "sys_exit_io_destroy", 0 },
-	{ "fsaio_io_pgetevents_enter", PK_TP, "syscalls", "sys_enter_io_pgetevents", 0 },
-	{ "fsaio_io_pgetevents_exit", PK_TP, "syscalls", "sys_exit_io_pgetevents", 0 },
-	{ "fsaio_io_uring_enter_enter", PK_TP, "syscalls", "sys_enter_io_uring_enter", 0 },
-	{ "fsaio_io_uring_enter_exit", PK_TP, "syscalls", "sys_exit_io_uring_enter", 0 },
-	{ "fsaio_uring_create", PK_TP, "io_uring", "io_uring_create", 0 },
-	{ "fsaio_uring_submit_req_raw", PK_RAW_TP, "io_uring", "io_uring_submit_req", FEAT_IO_URING_TP },
-	{ "fsaio_uring_complete_raw", PK_RAW_TP, "io_uring", "io_uring_complete", FEAT_IO_URING_TP },
-	{ "fsaio_uring_submit_req", PK_TP, "io_uring", "io_uring_submit_req", FEAT_IO_URING_TP },
-	{ "fsaio_uring_submit_sqe", PK_TP_OLD, "io_uring", "io_uring_submit_sqe", FEAT_IO_URING_TP,
-	  .alt = "io_uring_submit_req" },
-	{ "fsaio_uring_req_failed", PK_TP, "io_uring", "io_uring_req_failed", 0 },
-	{ "fsaio_uring_cqe_overflow", PK_TP, "io_uring", "io_uring_cqe_overflow", 0 },
-	{ "fsaio_uring_fail_link", PK_TP, "io_uring", "io_uring_fail_link", 0 },
-	{ "fsaio_uring_queue_async_work", PK_TP, "io_uring", "io_uring_queue_async_work", 0 },
-	{ "fsaio_uring_complete", PK_TP, "io_uring", "io_uring_complete", FEAT_IO_URING_TP },
-	{ "fsaio_work_end", PK_TP, "workqueue", "workqueue_execute_end", FEAT_WORKQUEUE_TP },
-	/* patched kernel: before the fentry programs, which attach_all()
-	 * tells whether these took over libaio retries and completions */
-	{ "fsaio_tp_submit", PK_FSAIO_TP, "fsaio", "fsaio_submit", FEAT_FSAIO_TP },
-	{ "fsaio_tp_retry", PK_FSAIO_TP, "fsaio", "fsaio_retry", FEAT_FSAIO_TP },
-	{ "fsaio_tp_wake", PK_FSAIO_TP, "fsaio", "fsaio_wake", FEAT_FSAIO_TP },
-	{ "fsaio_tp_resume", PK_FSAIO_TP, "fsaio", "fsaio_resume", FEAT_FSAIO_TP },
-	{ "fsaio_tp_punt", PK_FSAIO_TP, "fsaio", "fsaio_punt", FEAT_FSAIO_TP },
-	{ "fsaio_tp_complete", PK_FSAIO_TP, "fsaio", "fsaio_complete", FEAT_FSAIO_TP },
-	{ "fsaio_fexit_get_pages", PK_FENTRY, NULL, "filemap_get_pages", FEAT_FEXIT_GET_PAGES, true },
-	{ "fsaio_fentry_async_buf", PK_FENTRY, NULL, "io_async_buf_func", FEAT_FENTRY_ASYNC_BUF },
-	/* the resume half of the wake/resume pair: FEAT_FENTRY_ASYNC_BUF needs both */
-	{ "fsaio_fentry_io_read", PK_FENTRY, NULL, "io_read", FEAT_FENTRY_ASYNC_BUF },
-	{ "fsaio_fentry_aio_complete", PK_FENTRY, NULL, "aio_complete_rw", FEAT_FENTRY_AIO_COMPLETE },
-	{ "fsaio_fentry_fsync", PK_FENTRY, NULL, "vfs_fsync_range", FEAT_FENTRY_FSYNC },
-};
-#define NR_PROGS (sizeof(progs) / sizeof(progs[0]))
-
-struct tracer {
-	struct tracer_opts opts;
-	struct fsaio_bpf *skel;
-	struct ring_buffer *rb;
-	struct ksyms *ksyms;
-	struct bpf_link *links[MAX_LINKS];
-	int nr_links;
-	uint32_t feat;
-	size_t ringbuf_bytes;
-	const char *tracefs;
-	bool use[NR_PROGS];		/* autoload decision per program */
-	bool attached[NR_PROGS];
-	uint32_t feat_missing;		/* a contributing program failed */
-	char why_tp_btf[96];
-	char why_fentry[96];		/* first fentry/fexit probe failure */
-	char why_prog[NR_PROGS][96];	/* per fentry target */
-	char why_ksyms[128];
-	bool fentry_load_fell_back;
-	bool skel_uring_complete_cqe;	/* rodata uring_complete_cqe at load */
-	bool fsaio_events_present;	/* some fsaio:* event exists */
-	char why_fsaio[128];		/* why FEAT_FSAIO_TP is off although present */
-	int ncpus;
-
-	/* in-order delivery */
-	struct fsaio_record *pend;	/* sorted by seq, [pend_head, pend_nr) */
-	size_t pend_head, pend_nr, pend_cap;
-	uint64_t next_seq;
-	uint64_t gap_since;		/* CLOCK_MONOTONIC ns, 0: no gap */
-	uint64_t bad_records;
-	int oom;
-};
+#include "live/tracer_int.h"
 
 static bool libbpf_verbose;
 
@@ -145,7 +45,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-static void vlog(const struct tracer *t, const char *fmt, ...)
+void tracer_vlog(const struct tracer *t, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -165,317 +65,6 @@ static uint64_t now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
-
-/* ------------------------------ probing --------------------------------- */
-
-static const char *find_tracefs(void)
-{
-	static const char *const dirs[] = { "/sys/kernel/tracing",
-					    "/sys/kernel/debug/tracing" };
-	char path[128];
-	size_t i;
-
-	for (i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/events", dirs[i]);
-		if (!access(path, F_OK))
-			return dirs[i];
-	}
-	if (!mount("tracefs", dirs[0], "tracefs", 0, NULL) &&
-	    !access("/sys/kernel/tracing/events", F_OK))
-		return dirs[0];
-	return NULL;
-}
-
-static bool tp_exists(const struct tracer *t, const char *cat, const char *name)
-{
-	char path[256];
-
-	if (!t->tracefs)
-		return false;
-	snprintf(path, sizeof(path), "%s/events/%s/%s", t->tracefs, cat, name);
-	return !access(path, F_OK);
-}
-
-/*
- * Load a two-instruction BTF-attached program (fentry/fexit on a function,
- * or tp_btf on a raw tracepoint) and attach it: this tells EPERM (fentry
- * refused), ENOENT (not in BTF) and EBUSY/EINVAL (not traceable by ftrace)
- * apart before the real object is loaded.  0 or negative errno.
- */
-static int probe_btf_attach(const struct btf *vmlinux, const char *name,
-			    enum bpf_attach_type type)
-{
-	struct bpf_insn insns[2] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	LIBBPF_OPTS(bpf_prog_load_opts, lo, .expected_attach_type = type);
-	char tname[128];
-	int id, fd, lfd, err;
-
-	if (type == BPF_TRACE_RAW_TP) {
-		snprintf(tname, sizeof(tname), "btf_trace_%s", name);
-		id = btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF);
-	} else {
-		id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC);
-	}
-	if (id <= 0)
-		return -ENOENT;
-	lo.attach_btf_id = id;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "fsaio_probe", "GPL", insns, 2, &lo);
-	if (fd < 0)
-		return -errno;
-	lfd = bpf_raw_tracepoint_open(NULL, fd);
-	err = lfd < 0 ? -errno : 0;
-	if (lfd >= 0)
-		close(lfd);
-	close(fd);
-	return err;
-}
-
-/* A patched kernel's fsaio:* event: its raw tracepoint's BTF typedef
- * (btf_trace_<name>, what raw_tp/tp_btf attach by) or its tracefs dir. */
-static bool fsaio_event_exists(const struct tracer *t, const struct btf *vmlinux,
-			       const char *name)
-{
-	char tname[128];
-
-	snprintf(tname, sizeof(tname), "btf_trace_%s", name);
-	if (btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF) > 0)
-		return true;
-	return tp_exists(t, "fsaio", name);
-}
-
-/* Parameters of tracepoint name's prototype in the kernel's BTF (the
- * typedef btf_trace_<name>, whose first parameter is the probe's data
- * pointer), -1 if absent. */
-static int btf_tp_nargs(const struct btf *vmlinux, const char *name)
-{
-	const struct btf_type *t;
-	char tname[128];
-	int id;
-
-	snprintf(tname, sizeof(tname), "btf_trace_%s", name);
-	id = btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF);
-	if (id <= 0)
-		return -1;
-	t = btf__type_by_id(vmlinux, btf__resolve_type(vmlinux, id));
-	if (!t || !btf_is_ptr(t))
-		return -1;
-	t = btf__type_by_id(vmlinux, t->type);
-	return t && btf_is_func_proto(t) ? btf_vlen(t) : -1;
-}
-
-/* A raw_tp program we know the arguments of on this kernel */
-static bool raw_tp_usable(struct tracer *t, const struct btf *vmlinux, const char *name)
-{
-	int n = btf_tp_nargs(vmlinux, name);
-
-	if (!strcmp(name, "io_uring_submit_req"))
-		return n == 2;				/* (data, req) */
-	if (!strcmp(name, "io_uring_complete")) {
-		if (n == 4)				/* (data, ctx, req, cqe) */
-			t->skel_uring_complete_cqe = true;
-		return n == 4 || n == 8;		/* (data, ctx, req, user_data, res, cflags, e1, e2) */
-	}
-	return false;
-}
-
-/* The PK_TP_OLD entry standing in for d's tracepoint on older kernels */
-static const struct prog_desc *old_name_of(const struct prog_desc *d)
-{
-	size_t i;
-
-	for (i = 0; i < NR_PROGS; i++)
-		if (progs[i].kind == PK_TP_OLD && !strcmp(progs[i].alt, d->name))
-			return &progs[i];
-	return NULL;
-}
-
-/* The raw_tp twin of a classic tracepoint program is in use */
-static bool raw_twin_used(const struct tracer *t, const char *name, size_t upto)
-{
-	size_t i;
-
-	for (i = 0; i < upto; i++)
-		if (progs[i].kind == PK_RAW_TP && t->use[i] && !strcmp(progs[i].name, name))
-			return true;
-	return false;
-}
-
-static const char *errname(int err)
-{
-	switch (-err) {
-	case EPERM: return "EPERM";
-	case ENOENT: return "not in kernel BTF";
-	case EBUSY: return "EBUSY, not traceable by ftrace";
-	case EINVAL: return "EINVAL";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case 524: return "ENOTSUPP";
-	default: return strerror(-err);
-	}
-}
-
-/* The patched kernel's switch; absent (stock kernel) reads as off. */
-static bool libaio_async_enabled(void)
-{
-	char c = '0';
-	FILE *f = fopen("/proc/sys/fs/aio-buffered-async", "r");
-
-	if (f) {
-		if (fread(&c, 1, 1, f) != 1)
-			c = '0';
-		fclose(f);
-	}
-	return c == '1';
-}
-
-/* FSAIO_BTF names the kernel's BTF when it is not in sysfs (as bpftool's
- * --btf); the tests also use it to play a kernel without BTF. */
-static const char *kernel_btf_path(void)
-{
-	const char *p = getenv("FSAIO_BTF");
-
-	return p && *p ? p : "/sys/kernel/btf/vmlinux";
-}
-
-static int probe_features(struct tracer *t, char *err, size_t errlen)
-{
-	struct btf *vmlinux;
-	bool fentry_refused = false;
-	int fsaio_missing = 0;
-	size_t i;
-	int ret;
-
-	if (access(kernel_btf_path(), R_OK)) {
-		snprintf(err, errlen, "kernel BTF missing (%s): fsaio needs a kernel "
-			 "built with CONFIG_DEBUG_INFO_BTF=y", kernel_btf_path());
-		return -EOPNOTSUPP;
-	}
-	t->feat |= FEAT_BTF;
-	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) != 1) {
-		snprintf(err, errlen, "BPF ring buffer not supported: fsaio needs Linux 5.8 or later");
-		return -EOPNOTSUPP;
-	}
-	t->feat |= FEAT_RINGBUF;
-	vmlinux = btf__parse(kernel_btf_path(), NULL);
-	if (!vmlinux) {
-		snprintf(err, errlen, "cannot parse kernel BTF %s: %s",
-			 kernel_btf_path(), strerror(errno));
-		return -EOPNOTSUPP;
-	}
-
-	t->tracefs = find_tracefs();
-	if (!t->tracefs)
-		vlog(t, "tracefs not found and cannot be mounted: tracepoint programs disabled");
-
-	ret = probe_btf_attach(vmlinux, "sched_switch", BPF_TRACE_RAW_TP);
-	if (!ret)
-		t->feat |= FEAT_TP_BTF;
-	else
-		snprintf(t->why_tp_btf, sizeof(t->why_tp_btf), "%s", errname(ret));
-	vlog(t, "tp_btf/sched_switch: %s", ret ? t->why_tp_btf : "loads");
-
-	for (i = 0; i < NR_PROGS; i++) {
-		const struct prog_desc *d = &progs[i];
-
-		switch (d->kind) {
-		case PK_REQUIRED:
-			t->use[i] = true;
-			break;
-		case PK_SWITCH_BTF:
-			t->use[i] = t->feat & FEAT_TP_BTF;
-			break;
-		case PK_SWITCH_RAW:
-			t->use[i] = !(t->feat & FEAT_TP_BTF);
-			break;
-		case PK_RAW_TP:
-			/* counting in the kernel only (trace, or check folding):
-			 * with every event sent, a cheaper producer outran its
-			 * consumer (fio io_uring at ~500k IOPS: 8007 records
-			 * lost) */
-			t->use[i] = (t->opts.aggregate || t->opts.fold) &&
-				    raw_tp_usable(t, vmlinux, d->name);
-			vlog(t, "raw_tp/%s: %s", d->name, t->use[i] ? "prototype known, used" :
-			     "prototype not known here: the classic tracepoint instead");
-			break;
-		case PK_TP:
-			if (raw_twin_used(t, d->name, i)) {
-				t->use[i] = false;
-				break;
-			}
-			t->use[i] = tp_exists(t, d->cat, d->name);
-			if (!t->use[i]) {
-				const struct prog_desc *o = old_name_of(d);
-
-				if (o && tp_exists(t, o->cat, o->name)) {
-					vlog(t, "tracepoint %s:%s missing: %s:%s instead",
-					     d->cat, d->name, o->cat, o->name);
-					break;
-				}
-				if (d->feat)
-					t->feat_missing |= d->feat;
-				vlog(t, "tracepoint %s:%s missing", d->cat, d->name);
-			}
-			break;
-		case PK_TP_OLD:
-			t->use[i] = !tp_exists(t, d->cat, d->alt) && tp_exists(t, d->cat, d->name);
-			break;
-		case PK_FSAIO_TP:
-			t->use[i] = fsaio_event_exists(t, vmlinux, d->name);
-			if (t->use[i]) {
-				t->fsaio_events_present = true;
-			} else {
-				t->feat_missing |= d->feat;
-				fsaio_missing++;
-			}
-			break;
-		case PK_FENTRY:
-			if (t->opts.no_fentry) {
-				snprintf(t->why_prog[i], sizeof(t->why_prog[i]), "disabled (--no-fentry)");
-				if (!t->why_fentry[0])
-					snprintf(t->why_fentry, sizeof(t->why_fentry), "disabled by option");
-				t->feat_missing |= d->feat;
-				break;
-			}
-			if (fentry_refused) {
-				ret = -EPERM;
-			} else {
-				ret = probe_btf_attach(vmlinux, d->name,
-						       d->fexit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY);
-				if (ret == -EPERM || ret == -EOPNOTSUPP || ret == -524 /* ENOTSUPP */)
-					fentry_refused = true;
-			}
-			if (!ret) {
-				t->use[i] = true;
-				t->feat |= FEAT_FENTRY;
-			} else {
-				snprintf(t->why_prog[i], sizeof(t->why_prog[i]), "%s", errname(ret));
-				if (fentry_refused && !t->why_fentry[0])
-					snprintf(t->why_fentry, sizeof(t->why_fentry), "%s", errname(ret));
-				t->feat_missing |= d->feat;
-			}
-			vlog(t, "%s/%s: %s", d->fexit ? "fexit" : "fentry", d->name,
-			     ret ? t->why_prog[i] : "loads and attaches");
-			break;
-		}
-	}
-	if (fentry_refused)
-		vlog(t, "fentry/fexit refused by this kernel (%s): tracepoints only; "
-		     "retry/wake/resume of io_uring buffered reads and libaio kernel "
-		     "completions are not observed", t->why_fentry);
-	if (t->fsaio_events_present && fsaio_missing)
-		snprintf(t->why_fsaio, sizeof(t->why_fsaio),
-			 "%d fsaio:* events missing (another patch series?)", fsaio_missing);
-	vlog(t, "fsaio:* tracepoints: %s", !t->fsaio_events_present ? "not present (stock kernel)" :
-	     fsaio_missing ? t->why_fsaio : "present");
-	if (libaio_async_enabled())
-		t->feat |= FEAT_LIBAIO_ASYNC;
-	btf__free(vmlinux);
-	return 0;
-}
-
-/* --------------------------- load and attach ---------------------------- */
 
 static size_t ringbuf_size(size_t want)
 {
@@ -610,7 +199,7 @@ static int attach_all(struct tracer *t, char *err, size_t errlen)
 					 strerror(-ret));
 				return ret;
 			}
-			vlog(t, "attaching %s failed: %s; feature off", d->prog, strerror(-ret));
+			tracer_vlog(t, "attaching %s failed: %s; feature off", d->prog, strerror(-ret));
 			if (d->kind == PK_FSAIO_TP && !t->why_fsaio[0])
 				snprintf(t->why_fsaio, sizeof(t->why_fsaio),
 					 "attaching raw_tp/%s: %s", d->name, errname(ret));
@@ -671,7 +260,7 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts,
 
 	t->ksyms = ksyms_load(t->why_ksyms, sizeof(t->why_ksyms));
 	if (!t->ksyms)
-		vlog(t, "kernel symbols unavailable (%s): sleep sites stay UNKNOWN", t->why_ksyms);
+		tracer_vlog(t, "kernel symbols unavailable (%s): sleep sites stay UNKNOWN", t->why_ksyms);
 
 	ret = probe_features(t, err, errlen);
 	if (ret)
@@ -680,7 +269,7 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts,
 	if (ret && (t->feat & FEAT_FENTRY)) {
 		/* a probe-approved fentry program failed verification: go on
 		 * with tracepoints alone */
-		vlog(t, "load with fentry/fexit programs failed (%s); retrying without", err);
+		tracer_vlog(t, "load with fentry/fexit programs failed (%s); retrying without", err);
 		fsaio_bpf__destroy(t->skel);
 		t->skel = NULL;
 		for (i = 0; i < NR_PROGS; i++) {
@@ -723,66 +312,6 @@ const struct ksyms *tracer_ksyms(const struct tracer *t)
 uint32_t tracer_features(const struct tracer *t)
 {
 	return t ? t->feat : 0;
-}
-
-static const char *prog_why(const struct tracer *t, const char *prog)
-{
-	size_t i;
-
-	for (i = 0; i < NR_PROGS; i++)
-		if (!strcmp(progs[i].prog, prog))
-			return t->why_prog[i][0] ? t->why_prog[i] :
-			       t->why_fentry[0] ? t->why_fentry : "not loaded";
-	return "?";
-}
-
-/* Why a feature is off, as far as the probes and attaches know. */
-static const char *feature_why(const struct tracer *t, uint32_t feat)
-{
-	size_t i;
-
-	switch (feat) {
-	case FEAT_TP_BTF:
-		return t->why_tp_btf;
-	case FEAT_FENTRY:
-		return t->why_fentry[0] ? t->why_fentry : "not probed";
-	case FEAT_FSAIO_TP:
-		return t->fsaio_events_present ? (t->why_fsaio[0] ? t->why_fsaio :
-			"present but not attached") : "not present";
-	case FEAT_LIBAIO_ASYNC:
-		return "/proc/sys/fs/aio-buffered-async absent or 0";
-	}
-	for (i = 0; i < NR_PROGS; i++)
-		if (progs[i].feat == feat && t->use[i] + t->attached[i] != 2 &&
-		    progs[i].kind == PK_FENTRY)
-			return prog_why(t, progs[i].prog);
-	for (i = 0; i < NR_PROGS; i++)
-		if (progs[i].feat == feat && !t->attached[i])
-			return progs[i].kind == PK_TP ? "tracepoint missing" : "not attached";
-	return "";
-}
-
-void tracer_print_features(const struct tracer *t, FILE *f)
-{
-	unsigned i;
-
-	for (i = 0; i < nr_features; i++) {
-		const struct feature_desc *d = &feature_table[i];
-		const char *why;
-
-		if (t->feat & d->bit) {
-			fprintf(f, "%-26s yes  %s", d->json, d->gives);
-			if (d->bit == FEAT_STACK && !t->ksyms)
-				fprintf(f, "; but /proc/kallsyms unreadable: wait sites UNKNOWN");
-			if (d->bit == FEAT_RINGBUF)
-				fprintf(f, " (%zu MiB)", t->ringbuf_bytes >> 20);
-			fputc('\n', f);
-			continue;
-		}
-		why = feature_why(t, d->bit);
-		fprintf(f, "%-26s no   %s%s%s%s; %s\n", d->json, d->gives,
-			why[0] ? " (" : "", why, why[0] ? ")" : "", d->costs);
-	}
 }
 
 int tracer_track_pid(struct tracer *t, pid_t tgid)
