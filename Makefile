@@ -160,23 +160,27 @@ e2e: all ## the end-to-end tests on the running kernel (tests/e2e/run.sh [NAME..
 # man page, README stays short, no work-tracking words (tests/docs/).
 DOC_CHECK := tests/docs/check-docs.sh
 
+# The event-log fuzzer and the corruption rule (tests/fuzz/README.md):
+# make fuzz, and $(FUZZ_CHECKS) beside the unit tests in every check.
+include tests/fuzz/fuzz.mk
+
 VMTIER	?= both
-check: all $(UNIT_TESTS) ## unit + e2e on this kernel + the suite in QEMU on stock and patched 6.12 (VMTIER=stock|patched|none)
+check: all $(UNIT_TESTS) $(FUZZ_BIN) $(CORRUPT_TEST) ## unit + e2e on this kernel + the suite in QEMU on stock and patched 6.12 (VMTIER=stock|patched|none)
 	@$(if $(filter none,$(VMTIER)),,ci/install-deps.sh --check --vm &&) \
-	tests/run-all.sh $(if $(filter none,$(VMTIER)),,--vm $(VMTIER)) $(UNIT_TESTS) $(DOC_CHECK)
+	tests/run-all.sh $(if $(filter none,$(VMTIER)),,--vm $(VMTIER)) $(UNIT_TESTS) $(FUZZ_CHECKS) $(DOC_CHECK)
 
 # The debug flavour (KASAN, lockdep on top of the default detectors) of the
 # patched kernel: slower to build (cold ~25 min) and to run, so not in
 # `make check`; resolving a change to the series requires it.
-check-debug: all $(UNIT_TESTS) ## make check on the KASAN + lockdep flavour of the patched kernel
+check-debug: all $(UNIT_TESTS) $(FUZZ_BIN) $(CORRUPT_TEST) ## make check on the KASAN + lockdep flavour of the patched kernel
 	@ci/install-deps.sh --check --vm && \
-	FLAVOR=debug tests/run-all.sh --vm patched $(UNIT_TESTS) $(DOC_CHECK)
+	FLAVOR=debug tests/run-all.sh --vm patched $(UNIT_TESTS) $(FUZZ_CHECKS) $(DOC_CHECK)
 
-check-host: all $(UNIT_TESTS) ## unit + e2e tests on the running kernel only
-	@tests/run-all.sh $(UNIT_TESTS) $(DOC_CHECK)
+check-host: all $(UNIT_TESTS) $(FUZZ_BIN) $(CORRUPT_TEST) ## unit + e2e tests on the running kernel only
+	@tests/run-all.sh $(UNIT_TESTS) $(FUZZ_CHECKS) $(DOC_CHECK)
 
-check-load: all $(UNIT_TESTS) ## check-host with stress-ng loading every CPU twice over beside it
-	@tests/load/check-load.sh $(UNIT_TESTS) $(DOC_CHECK)
+check-load: all $(UNIT_TESTS) $(FUZZ_BIN) $(CORRUPT_TEST) ## check-host with stress-ng loading every CPU twice over beside it
+	@tests/load/check-load.sh $(UNIT_TESTS) $(FUZZ_CHECKS) $(DOC_CHECK)
 
 run: all ## the main job: fsaio check over the default workload suite
 	./fsaio check

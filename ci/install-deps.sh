@@ -17,7 +17,9 @@ set -euo pipefail
 
 PKGS=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
       libaio-dev liburing-dev libjson-c-dev libgsl-dev fio e2fsprogs util-linux kmod jq xfsprogs gnuplot-nox
-      bpftrace python3-yaml stress-ng)	# bpftrace: make bench measures fsaio trace against its one-liner
+      bpftrace python3-yaml stress-ng libclang-rt-dev)	# bpftrace: make bench measures fsaio trace against its one-liner
+# libclang-rt-dev: clang's sanitizer and libFuzzer runtimes (only recommended
+# by clang) for make fuzz and the fuzzer in make check (tests/fuzz/)
 # python3-yaml: the e2e test of the LAVA verdict path (t_lava_judge)
 # stress-ng: make check-load runs the host tier beside a CPU and I/O load
 # f2fs-tools, btrfs-progs: ci/vm/vm-run.sh --disks f2fs,btrfs formats those
