@@ -95,7 +95,7 @@ const char *opcode_name(enum fsaio_engine e, unsigned op)
 _Static_assert(0 FSAIO_EVENT_TYPES(EV_ONE) == FSAIO_EV__MAX - 1,
 	       "FSAIO_EVENT_TYPES: values must run from 1 without gaps");
 #undef EV_ONE
-static inline void event_types_distinct(unsigned t)
+static inline __attribute__((unused)) void event_types_distinct(unsigned t)
 {
 	switch (t) {
 #define EV_CASE(id, val, name, agg, sent) case val:
