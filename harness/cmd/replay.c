@@ -7,6 +7,7 @@
  */
 #include <argp.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cmd/commands.h"
@@ -100,7 +101,8 @@ int cmd_replay(int argc, char **argv)
 	char err[512];
 	int nr = 0, i, ret;
 	struct ksyms *syms = NULL;
-	bool oom = false, closed = false, cut = false;
+	bool oom = false, closed = false, cut = false, sealed = false, corrupt = false;
+	uint64_t nrec = 0, hash;
 	FILE *f;
 
 	argp_err_exit_status = EXIT_USAGE;
@@ -119,6 +121,7 @@ int cmd_replay(int argc, char **argv)
 		fclose(f);
 		return EXIT_USAGE;
 	}
+	hash = fsaio_header_hash(&h);
 	if (text_out) {
 		tf = fopen(text_out, "w");
 		if (!tf) {
@@ -151,6 +154,14 @@ int cmd_replay(int argc, char **argv)
 		}
 		if (ret > 0 && fsaio_is_log_end(&rec)) {
 			closed = true;
+			sealed = rec.stack[0] == FSAIO_END_SEALED;
+			if (sealed && (rec.arg0 != nrec || rec.arg2 != hash)) {
+				fsaio_err("%s: corrupt: %" PRIu64 " records whose hash is %#" PRIx64
+					  ", but the log was sealed with %" PRIu64 " records, hash %#"
+					  PRIx64, replay_file, nrec, hash, (uint64_t)rec.arg0,
+					  (uint64_t)rec.arg2);
+				corrupt = true;
+			}
 			if (tf)
 				fsaio_text_write(tf, &rec);
 			continue;
@@ -177,6 +188,10 @@ int cmd_replay(int argc, char **argv)
 			checker_note_malformed(cur, err);
 			fsaio_err("%s: %s", replay_file, err);
 			break;
+		}
+		if (ret > 0) {	/* as recorded, before replay classifies anything */
+			nrec++;
+			hash = fsaio_record_hash(hash, &rec);
 		}
 		if (lr.text && syms)
 			classify_sleep(&rec, syms);
@@ -206,6 +221,12 @@ int cmd_replay(int argc, char **argv)
 	report_ktap_header(stdout, nr);
 	printf("# replay of %s: %srecorded on %s\n", replay_file,
 	       lr.text ? "text log " : "", h.release);
+	if (corrupt)
+		printf("# the log is corrupt: its records are not those it was sealed with;"
+		       " the replay is inconclusive\n");
+	else if (closed && !sealed)
+		printf("# the log is not sealed (no record count and hash): a changed record"
+		       " cannot be seen\n");
 	if (cut)
 		printf("# the log was cut short after %d trace segment(s): the rest is missing,"
 		       " the replay is inconclusive\n", nr);
@@ -233,7 +254,7 @@ int cmd_replay(int argc, char **argv)
 		fsaio_err("%s holds no records", replay_file);
 		all = VERDICT_ERROR;
 	}
-	if (oom || cut)
+	if (oom || cut || corrupt)
 		all = VERDICT_ERROR;
 	all = report_json(output_opts.json, "replay", h.release, h.features, runs, nr, all);
 	run_results_free(runs, nr);

@@ -136,3 +136,34 @@ int fsaio_log_read(FILE *f, struct fsaio_record *rec, char *err, size_t errlen)
 	}
 	return 1;
 }
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * 0x100000001b3ull;
+	return h;
+}
+
+uint64_t fsaio_record_hash(uint64_t h, const struct fsaio_record *r)
+{
+	uint64_t v[] = { r->type, r->cpu, r->ts_ns, r->seq, r->pid, r->tgid, r->req,
+			 r->user_data, r->engine, r->site, r->ctx, r->flags,
+			 (uint64_t)(int64_t)r->res, r->arg0, r->arg1, r->arg2, r->ring,
+			 r->nr_stack };
+	uint32_t n = r->type == FSAIO_EV_TRACE_END ? FSAIO_DROP__COUNT : r->nr_stack;
+
+	h = fnv(h, v, sizeof(v));
+	h = fnv(h, r->stack, (n < FSAIO_STACK_DEPTH ? n : FSAIO_STACK_DEPTH) * sizeof(r->stack[0]));
+	return fnv(h, r->comm, strnlen(r->comm, sizeof(r->comm)));
+}
+
+uint64_t fsaio_header_hash(const struct fsaio_log_header *h)
+{
+	uint64_t v[] = { h->features, h->record_version };
+	uint64_t x = fnv(FSAIO_HASH_INIT, v, sizeof(v));
+
+	x = fnv(x, h->release, strnlen(h->release, sizeof(h->release)));
+	return fnv(x, h->label, strnlen(h->label, sizeof(h->label)));
+}

@@ -32,11 +32,26 @@ int fsaio_decode(const void *data, size_t len, struct fsaio_record *out,
 #define FSAIO_LOG_VERSION	2
 #define FSAIO_END_LOG		1	/* TRACE_END.arg1 of the closing record */
 
+/*
+ * The closing record seals the log: arg0 = the records before it, arg2 =
+ * their fsaio_record_hash() chained from FSAIO_HASH_INIT, stack[0] =
+ * FSAIO_END_SEALED.  A record changed, added (a forged TRACE_END splitting
+ * a segment), dropped or reordered then fails the seal, and replay reports
+ * the log as corrupt (ERROR) rather than judging what is left.  A closing
+ * record without FSAIO_END_SEALED (SystemTap's logs) seals nothing.
+ */
+#define FSAIO_END_SEALED	1
+#define FSAIO_HASH_INIT		0xcbf29ce484222325ull	/* FNV-1a 64 */
+
 /* The closing record of a version-2 log (not a segment's end). */
 static inline int fsaio_is_log_end(const struct fsaio_record *r)
 {
 	return r->type == FSAIO_EV_TRACE_END && r->arg1 == FSAIO_END_LOG;
 }
+
+/* Chain r into h: every field a log carries, in binary and text alike
+ * (comm up to its NUL, the stack entries it has), not the padding. */
+uint64_t fsaio_record_hash(uint64_t h, const struct fsaio_record *r);
 
 struct fsaio_log_header {
 	char magic[8];		/* FSAIO_LOG_MAGIC, not NUL-terminated */
@@ -49,6 +64,10 @@ struct fsaio_log_header {
 };
 
 int fsaio_log_write_header(FILE *f, const struct fsaio_log_header *h);
+/* Where the seal's hash starts: FSAIO_HASH_INIT chained with what the
+ * header says that verdicts depend on (features, record version, release,
+ * label), so a changed header breaks the seal too. */
+uint64_t fsaio_header_hash(const struct fsaio_log_header *h);
 int fsaio_log_write(FILE *f, const struct fsaio_record *rec);
 /* Returns 0 and fills h, or -EINVAL with reason in err. */
 int fsaio_log_read_header(FILE *f, struct fsaio_log_header *h,

@@ -13,6 +13,10 @@ static void on_record(const struct fsaio_record *rec, void *ctx)
 {
 	struct session *s = ctx;
 
+	if (s->log) {
+		s->log_records++;
+		s->log_hash = fsaio_record_hash(s->log_hash, rec);
+	}
 	if (s->log && fsaio_log_write(s->log, rec) && !s->log_errno) {
 		s->log_errno = errno ? errno : EIO;
 		fsaio_err("writing the event log: %s; the log is incomplete",
@@ -93,6 +97,11 @@ int session_open(struct session *s, const struct tracer_opts *o,
 		h.features = s->features;
 		snprintf(h.release, sizeof(h.release), "%s", kernel_release());
 		snprintf(h.label, sizeof(h.label), "%s", label);
+		/* one line in a text log, byte for byte: the seal covers it */
+		for (char *p = h.label; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
+		s->log_hash = fsaio_header_hash(&h);
 		if (fsaio_log_write_header(s->log, &h)) {
 			fsaio_err("cannot write %s: %s", record_path, strerror(errno));
 			session_close(s);
@@ -240,7 +249,11 @@ int session_close(struct session *s)
 	session_consume_stop(s);
 	if (s->checker)
 		checker_free(s->checker);
-	/* The log's closing record: without it replay knows it was cut. */
+	/* The log's closing record: without it replay knows it was cut; it
+	 * seals the count and hash of every record before it. */
+	end.arg0 = s->log_records;
+	end.arg2 = s->log_hash;
+	end.stack[0] = FSAIO_END_SEALED;
 	if (s->log && !err && fsaio_log_write(s->log, &end)) {
 		err = errno ? errno : EIO;
 		fsaio_err("writing the event log: %s; the log is incomplete", strerror(err));

@@ -17,6 +17,7 @@ struct session {
 	struct tracer *tracer;
 	FILE *log;		/* --record, or NULL */
 	int log_errno;		/* first failed log write, 0 if none */
+	uint64_t log_records, log_hash;	/* what the closing record seals */
 	struct checker *checker;	/* current segment */
 	uint64_t drops_base[FSAIO_DROP__COUNT];	/* tracer_drops() at segment start */
 	struct fsaio_fold_counts fold_base;	/* tracer_read_fold() at segment start */
