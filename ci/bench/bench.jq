@@ -8,10 +8,21 @@
 #      'include "bench"; part_stub($s; $p; $st; $r; $k)'
 #
 #   section            defs                                  used by
-#   fio JSON           fio_ok fio_cpu_s                      bench.sh
+#   fio JSON           fio_ok fio_cpu_s                      bench.sh, bench-vm.sh
 #   part files, merge  part_stub carry_over validate_part    bench.sh
 #                      host merge with_plots error_parts
 #   tracer part        tracer_part fill_notes                bench.sh
+#   VM part files      vm_part                               bench-vm.sh
+#   syncpath           syncpath_row syncpath_figures         bench-vm.sh
+#                      syncpath_ratios syncpath_extra
+#   fsaio-table        table_row table_xcheck_row            bench-vm.sh
+#                      table_figures table_ratios table_cdf
+#                      table_xcheck table_xcheck_figures
+#                      table_extra
+#   device-classes     classes_row classes_figures           bench-vm.sh
+#                      classes_ratios classes_extra
+#   stap-cost          stapcost_row stapcost_figures         bench-vm.sh
+#                      stapcost_ratios stapcost_extra
 #
 # A figure's value and stddev come from its samples in `fsaio bench stats`
 # (harness/results/stats.c), not from here: the statistics have one
@@ -261,4 +272,309 @@ def tracer_part($a):
 	              "fio CPU per read under bpftrace / under fsaio trace, per adjacent tuple: >= 1 means fsaio trace costs no more than the one-liner a user would pick instead (which counts less: no submits, no retries, no sleep contexts)")
 	       else empty end) ]
 	};
+
+# ------------------------------------------------------------ VM part files
+
+# The VM parts' I/O configurations (table-guest.sh, classes-guest.sh).
+def vm_config_desc:
+	{"libaio-buffered": "libaio buffered",
+	 "libaio-buffered-async0": "libaio buffered, fs.aio-buffered-async=0 (control)",
+	 "io_uring-buffered": "io_uring buffered", "libaio-direct": "libaio O_DIRECT"}[.];
+
+# A VM part file: the header, figures and ratios, and the part's own extra
+# fields ($extra: method, raw file names, ...).  $reason "" = none.
+def vm_part($schema; $part; $status; $reason; $seconds; $kernel; $figures; $ratios; $extra):
+	{schema: $schema, part: $part, status: $status, reason: (if $reason == "" then null else $reason end),
+	 seconds: $seconds, kernel: $kernel, figures: $figures, ratios: $ratios} + $extra;
+
+# ------------------------------------------------------------ syncpath
+
+# One measurement of syncpath.c (a line of the guest's syncpath.jsonl)
+# with where it ran; its tag "CONFIG.pPASS" gives the configuration:
+# "stock" on the patched kernel is the patched kernel without the sysctl.
+def syncpath_row($kind; $boot; $release; $vm_command):
+	(.tag | split(".")) as $t
+	| . + {kind: $kind, boot: $boot, release: $release, vm_command: $vm_command,
+	       pass: ($t[1] | ltrimstr("p") | tonumber),
+	       cfg: (if $t[0] == "stock" then (if $kind == "stock" then "stock" else "patched-nosysctl" end)
+	             else "patched-" + $t[0] end)};
+
+# The syncpath figures (input: every syncpath_row, slurped): per
+# configuration and operation, instructions per operation (.insn) and the
+# loop's time per operation (.loop), one sample per boot and pass.
+def syncpath_figures:
+	def opdesc: {pread4k: "cached 4 KiB pread", pread64k: "cached 64 KiB pread",
+	             cold4k: "cold 4 KiB pread (page dropped with POSIX_FADV_DONTNEED before each)",
+	             write4k: "buffered 4 KiB pwrite to a cached, allocated file"}[.];
+	def cfgdesc: {stock: "stock kernel", "patched-async0": "patched kernel, fs.aio-buffered-async=0",
+	              "patched-async1": "patched kernel, fs.aio-buffered-async=1",
+	              "patched-nosysctl": "patched kernel without the sysctl"}[.];
+	def cmd: "ci/bench/bench-vm.sh --parts syncpath --kernels \(if .cfg == "stock" then "stock" else "patched" end)";
+	group_by(.cfg + "|" + .op) | map(sort_by(.boot, .pass)) | map(
+	  .[0] as $f | ($f.op == "cold4k") as $cold |
+	  (map(.med)) as $s |
+	  (map(if $cold then .cpu_ns else .mono_ns end)) as $l |
+	  {id: "syncpath.\($f.cfg).\($f.op).insn", series: $f.cfg, group: $f.op,
+	   metric: (if $cold then "instructions per cold read: median over the reads of the thread CPU time around pread (1 ns = 1 instruction under -icount); the device wait (dm-delay 50 ms) and the loop device worker are not on this thread"
+	            else "instructions per operation: median over N of the rdtsc delta around the syscall (1 tick = 1 instruction under -icount), minus an empty rdtsc pair: the uninterrupted path" end),
+	   config: "\($f.cfg | cfgdesc); \($f.op | opdesc)",
+	   stat: "mean", digits: 3, unit: "instructions", samples: $s, spread_pct: null,
+	   samples_are: "\(length) runs: boot-major, pass-minor (\(map("b\(.boot)p\(.pass)") | join(" ")))",
+	   kernel: $f.release, command: ($f | cmd), vm_command: $f.vm_command},
+	  {id: "syncpath.\($f.cfg).\($f.op).loop", series: $f.cfg, group: $f.op,
+	   metric: (if $cold then "thread CPU ns per fadvise(DONTNEED)+pread, loop of N (= instructions under -icount, incl. interrupts on this thread)"
+	            else "CLOCK_MONOTONIC ns per op over N back-to-back ops (= instructions under -icount, incl. timer ticks and other interrupts)" end),
+	   config: "\($f.cfg | cfgdesc); \($f.op | opdesc)",
+	   stat: "mean", digits: 3, unit: "virtual ns", samples: ($l | map(r3)), spread_pct: null,
+	   kernel: $f.release, command: ($f | cmd), vm_command: $f.vm_command}
+	) | flatten;
+
+# The syncpath ratios, patched / stock instructions per operation, from
+# the figures once `fsaio bench stats` reduced them; the cached 4 KiB read
+# has the goal (the patch costs the synchronous path at most 0.5%).
+def syncpath_ratios($f):
+	($f | map(select(.id | endswith(".insn"))) | map({key: .id, value: .}) | from_entries) as $m
+	| [ ("pread4k", "pread64k", "cold4k", "write4k") as $op
+	  | ("patched-async0", "patched-async1") as $cfg
+	  | $m["syncpath.stock.\($op).insn"] as $d | $m["syncpath.\($cfg).\($op).insn"] as $n
+	  | select($d != null and $n != null)
+	  | ($n.value / $d.value) as $v
+	  | ({pread4k: 4096, pread64k: 65536, cold4k: 4096, write4k: 4096}[$op]) as $bytes
+	  | (($n.value - $bytes) / ($d.value - $bytes)) as $nocopy
+	  | {id: "syncpath.ratio.\($op).\($cfg)-vs-stock", num: $n.id, den: $d.id, value: ($v | r5)}
+	    + (if $op == "pread4k" then {goal: "<= 1.005", met: ($v <= 1.005)} else {} end)
+	    + {note: ("\($n.value - $d.value | . * 10 | round / 10) instructions per op (\(($v - 1) * 100 | . * 1000 | round / 1000)%); "
+	             + "without the \($bytes) copy iterations (icount counts each byte of the rep movsb copy as one instruction) the ratio is \($nocopy | r5); "
+	             + "run-to-run spread: stock \($d.spread_pct)%, patched \($n.spread_pct)% over \($d.samples | length)/\($n.samples | length) runs"
+	             + (if $n.value == $d.value then "; identical counts: none of the patched code is on this path" else "" end))}
+	  ];
+
+# The syncpath part's method; $n = [cached 4 KiB, 64 KiB, cold] iterations.
+def syncpath_extra($n; $boots; $passes):
+	{method: "QEMU TCG -icount shift=0,sleep=off (1 virtual ns per instruction), 1 vCPU, ext4 on dm-delay 50 ms on a loop device over tmpfs (no I/O leaves the guest; every cold read sleeps on the device), vm.dirty_writeback_centisecs=0; ci/bench/syncpath.c pinned to CPU 0; per kernel configuration: \($boots) boot(s) x \($passes) interleaved passes",
+	 iterations: {cached4k: $n[0], cached64k: $n[1], cold4k: $n[2]}, raw: "vm/syncpath.jsonl"};
+
+# ------------------------------------------------------------ fsaio-table
+
+# One cell of the table (input: its fio JSON) with where it ran: the
+# direction fio measured, throughput, submit (slat) and completion latency.
+def table_row($kind; $cname; $wname; $release; $wall_s; $file):
+	.jobs[0] as $j
+	| (if ($j["job options"].rw // .["global options"].rw) == "write" then "write" else "read" end) as $d
+	| $j[$d] as $x
+	| {kind: $kind, cname: $cname, wname: $wname, release: $release, dir: $d, wall_s: $wall_s, file: $file,
+	   iops: $x.iops, mbps: ($x.bw_bytes / 1e6), ios: $x.total_ios, runtime_ms: $x.runtime,
+	   slat_mean_us: ($x.slat_ns.mean / 1000),
+	   slat: ($x.slat_ns.percentile // {} | to_entries | map({p: (.key | tonumber), us: (.value / 1000)})),
+	   clat_p50_us: ((($x.clat_ns.percentile // {})["50.000000"] // 0) / 1000),
+	   clat_p99_us: ((($x.clat_ns.percentile // {})["99.000000"] // 0) / 1000),
+	   error: $j.error};
+
+# The cross-check row: fio's slat against the io_submit time `fsaio check`
+# traced in the same run ($check: its --json, $fio: fio's JSON).
+def table_xcheck_row($kind; $release; $check; $fio):
+	$check.engines.libaio as $e | $fio.jobs[0].read as $r
+	| {xcheck: true, kind: $kind, release: $release, verdict: $check.verdict,
+	   fio_ios: $r.total_ios, fio_slat_mean_us: ($r.slat_ns.mean / 1000),
+	   traced_submits: $e.submit_calls, traced_submitted: $e.submitted,
+	   traced_submit_us: (if $e.submit_calls > 0 then $e.submit_ns / $e.submit_calls / 1000 else null end),
+	   traced_blocked_us: (if $e.submit_calls > 0 then $e.blocked_ns / $e.submit_calls / 1000 else null end),
+	   lost: $check.lost_events};
+
+# The table's figures (input: every table_row and table_xcheck_row,
+# slurped): MB/s, IOPS and submit latency per kernel, configuration and
+# workload.
+def table_figures($slow; $rt; $size):
+	def wdesc: {"randread-64k": "random read 64 KiB, iodepth 64", "randread-4k": "random read 4 KiB, iodepth 32",
+	            "seqread-64k": "sequential read 64 KiB, iodepth 64", "seqread-4k": "sequential read 4 KiB, iodepth 32",
+	            "osync-write-64k": "sequential O_SYNC write 64 KiB, iodepth 64 (overwrite)",
+	            "osync-write-4k": "sequential O_SYNC write 4 KiB, iodepth 32 (overwrite)"}[.];
+	map(select(.xcheck | not)) | map(
+	  (.kind + "-" + .cname) as $s | .wname as $g
+	  | {series: $s, group: $g, kernel: .release,
+	     config: "\(.kind) kernel, \(.cname | vm_config_desc)\(if .kind == "patched" and .cname != "libaio-buffered-async0" then " (fs.aio-buffered-async=1)" else "" end); \(.wname | wdesc); ext4 on dm-delay \($slow) ms (loop device in guest RAM), \($size) file, runtime cap \($rt) s",
+	     command: "ci/bench/bench-vm.sh --parts fsaio-table --kernels \(.kind) --delay \($slow) --runtime \($rt) --size \($size)",
+	     samples_are: "one fio run (\(.ios) I/Os in \(.runtime_ms) ms)", raw: .file} as $b
+	  | ($b + {id: "fsaio-table.\($s).\($g).MBps", metric: "throughput", value: (.mbps | r2), unit: "MB/s", samples: [(.mbps | r2)]}),
+	    ($b + {id: "fsaio-table.\($s).\($g).iops", metric: "IOPS", value: (.iops | r2), unit: "IOPS", samples: [(.iops | r2)]}),
+	    ($b + {id: "fsaio-table.\($s).\($g).slat_mean", metric: "submit latency mean (fio slat)", value: (.slat_mean_us | r2), unit: "us"}),
+	    (.slat[] as $p | $b + {id: "fsaio-table.\($s).\($g).slat_p\($p.p)", metric: "submit latency p\($p.p) (fio slat)", value: ($p.us | r2), unit: "us"}),
+	    ($b + {id: "fsaio-table.\($s).\($g).clat_p99", metric: "completion latency p99 (fio clat)", value: (.clat_p99_us | r2), unit: "us"})
+	);
+
+# The table's ratios, with the goals of the FSAIO table: patched libaio
+# buffered at least twice stock on random reads and O_SYNC writes, within
+# 10% of io_uring, and a submit latency p99 ten times lower.
+def table_ratios($f; $slow):
+	($f | map({key: .id, value: .}) | from_entries) as $m
+	| def v($s; $g; $x): $m["fsaio-table.\($s).\($g).\($x)"];
+	  def ratio($id; $n; $d; $goal; $note):
+	    select($n != null and $d != null and $d.value != 0)
+	    | ($n.value / $d.value) as $v
+	    | {id: $id, num: $n.id, den: $d.id, value: ($v | r3)}
+	      + (if $goal == null then {} else {goal: $goal, met: ($goal | capture("(?<op>[<>]=) *(?<n>[0-9.]+)") | (.n | tonumber) as $t | if .op == ">=" then $v >= $t else $v <= $t end)} end)
+	      + {note: $note};
+	  def lat($s; $g): "slat p50/p99 \(v($s; $g; "slat_p50").value)/\(v($s; $g; "slat_p99").value) us";
+	[ ("randread-64k", "randread-4k") as $g
+	  | ratio("fsaio-table.ratio.\($g).iops.patched-vs-stock"; v("patched-libaio-buffered"; $g; "iops"); v("stock-libaio-buffered"; $g; "iops"); ">= 2";
+	          "libaio buffered IOPS, patched (fs.aio-buffered-async=1) / stock; stock \(lat("stock-libaio-buffered"; $g)): io_submit sleeps on every miss, so the queue depth never reaches the device (dm-delay \($slow) ms); patched \(lat("patched-libaio-buffered"; $g))"),
+	    ratio("fsaio-table.ratio.\($g).iops.patched-vs-io_uring"; v("patched-libaio-buffered"; $g; "iops"); v("patched-io_uring-buffered"; $g; "iops"); ">= 0.9";
+	          "patched libaio buffered / io_uring buffered on the patched kernel; io_uring \(lat("patched-io_uring-buffered"; $g)), libaio \(lat("patched-libaio-buffered"; $g))"),
+	    ratio("fsaio-table.ratio.\($g).iops.stock-io_uring-vs-stock"; v("stock-io_uring-buffered"; $g; "iops"); v("stock-libaio-buffered"; $g; "iops"); null;
+	          "what io_uring already gives on the stock kernel")
+	] + [
+	  ("seqread-64k", "seqread-4k") as $g
+	  | ratio("fsaio-table.ratio.\($g).MBps.patched-vs-stock"; v("patched-libaio-buffered"; $g; "MBps"); v("stock-libaio-buffered"; $g; "MBps"); null;
+	          "no goal: readahead already overlaps sequential reads on stock; stock \(lat("stock-libaio-buffered"; $g)), patched \(lat("patched-libaio-buffered"; $g))")
+	] + [
+	  ("osync-write-64k", "osync-write-4k") as $g
+	  | ratio("fsaio-table.ratio.\($g).iops.patched-vs-stock"; v("patched-libaio-buffered"; $g; "iops"); v("stock-libaio-buffered"; $g; "iops"); ">= 2";
+	          "libaio buffered O_SYNC, patched / stock; stock \(lat("stock-libaio-buffered"; $g)), patched \(lat("patched-libaio-buffered"; $g)); io_uring buffered on patched: \(v("patched-io_uring-buffered"; $g; "iops").value // "?") IOPS, O_DIRECT: \(v("patched-libaio-direct"; $g; "iops").value // "?") IOPS")
+	] + [
+	  ("randread-64k", "randread-4k", "seqread-64k", "seqread-4k", "osync-write-64k", "osync-write-4k") as $g
+	  | ratio("fsaio-table.ratio.\($g).slat_p99.stock-vs-patched"; v("stock-libaio-buffered"; $g; "slat_p99"); v("patched-libaio-buffered"; $g; "slat_p99"); ">= 10";
+	          "libaio buffered submit latency p99, stock / patched: \(v("stock-libaio-buffered"; $g; "slat_p99").value) us / \(v("patched-libaio-buffered"; $g; "slat_p99").value) us; p99.9: \(v("stock-libaio-buffered"; $g; "slat_p99.9").value) / \(v("patched-libaio-buffered"; $g; "slat_p99.9").value) us"
+	          + (if v("stock-libaio-buffered"; $g; "slat_p99").value < 1000 then "; on stock fewer than 1% of these submits sleep on the device (readahead stays ahead), so p99 is the CPU cost of the readahead both kernels start inline (io_uring: \(v("stock-io_uring-buffered"; $g; "slat_p99").value) us); the sleeping submits show from p99.5 on" else "" end))
+	] + [
+	  ("randread-64k", "randread-4k", "seqread-64k", "seqread-4k", "osync-write-64k", "osync-write-4k") as $g
+	  | ratio("fsaio-table.ratio.\($g).iops.direct-patched-vs-stock"; v("patched-libaio-direct"; $g; "iops"); v("stock-libaio-direct"; $g; "iops"); null;
+	          "control: O_DIRECT does not touch the patched paths, so this shows the run-to-run noise of one fio run under TCG")
+	] + [
+	  ratio("fsaio-table.ratio.randread-4k.iops.async0-vs-stock"; v("patched-libaio-buffered-async0"; "randread-4k"; "iops"); v("stock-libaio-buffered"; "randread-4k"; "iops"); null;
+	        "control: the patched kernel with fs.aio-buffered-async=0 should behave as stock")
+	];
+
+# The submit-latency CDF of each cell, [percentile, us] points (input: the
+# rows, slurped), for the plots.
+def table_cdf:
+	map(select(.xcheck | not)) | map({id: "fsaio-table.\(.kind)-\(.cname).\(.wname).slat", series: "\(.kind)-\(.cname)", group: .wname,
+	  unit: "us", points: (.slat | map([.p, (.us * 100 | round / 100)]))});
+
+# The cross-check rows (input: the rows, slurped) with whether fio and the
+# trace agree, by the rule fsaio check applies to its own workloads.
+def table_xcheck:
+	map(select(.xcheck)) | map(del(.xcheck)
+	  | . + {agree: (if .traced_submit_us == null then null else ((.fio_slat_mean_us - .traced_submit_us) | fabs) <= (0.5 * ([.fio_slat_mean_us, .traced_submit_us] | max) + 50) end),
+	         rule: "fsaio check workload_agreement rule: |fio slat mean - traced io_submit time per call| <= 50% of the larger + 50 us"});
+
+# The table's figures with the cross-check as figures too, so that it
+# shows in the table ($f: table_figures, $x: table_xcheck).
+def table_xcheck_figures($f; $x; $slow):
+	$f + [ $x[] as $c
+	| ({id: "fsaio-table.xcheck.\($c.kind).fio_slat_mean", series: "xcheck-\($c.kind)", group: "randread-4k",
+	    metric: "fio slat mean, 4 KiB libaio buffered random read under fsaio check", value: ($c.fio_slat_mean_us | r2_or_null), unit: "us",
+	    kernel: $c.release, config: "\($c.kind) kernel; traced by ./fsaio check (verdict \($c.verdict), lost \($c.lost))",
+	    command: "ci/bench/bench-vm.sh --parts fsaio-table --kernels \($c.kind) --delay \($slow)"},
+	   {id: "fsaio-table.xcheck.\($c.kind).traced_submit", series: "xcheck-\($c.kind)", group: "randread-4k",
+	    metric: (if $c.traced_submit_us == null then "traced io_submit time per call: no io_submit traced (\($c.traced_submitted) requests seen; no syscall tracepoints in this kernel?)"
+	             else "traced io_submit time per call (\($c.traced_submits) calls, blocked \($c.traced_blocked_us | r2_or_null) us/call in page waits); agrees with fio slat: \($c.agree)" end),
+	    value: ($c.traced_submit_us | r2_or_null), unit: "us", kernel: $c.release,
+	    config: "\($c.kind) kernel; traced by ./fsaio check",
+	    command: "ci/bench/bench-vm.sh --parts fsaio-table --kernels \($c.kind) --delay \($slow)"}) ];
+
+# The table part's method, CDFs and cross-check.
+def table_extra($cdf; $x; $slow; $rt; $size):
+	{method: "QEMU TCG -icount shift=0,sleep=off (virtual time: 1 ns per instruction, idle time skipped to the next timer, so the figures do not depend on the host load), 2 vCPUs, 3 GiB; ext4 on dm-delay \($slow) ms per read, write and flush on a loop device over a tmpfs file (no I/O leaves the guest); one \($size) file laid out and fsynced once, caches dropped before every cell (and fio invalidate=1); fio iodepth_batch_submit=1, runtime cap \($rt) s of virtual time or one pass over the file; one boot per kernel; job file ci/bench/table.fio, driver ci/bench/table-guest.sh",
+	 cdf: $cdf, xcheck: $x, raw: "vm/table.jsonl"};
+
+# ------------------------------------------------------------ device-classes
+
+# One cell (input: its fio JSON) with where it ran: device latency $us,
+# configuration, workload and iodepth.
+def classes_row($kind; $cname; $wname; $us; $qd; $release; $wall_s; $file):
+	.jobs[0] as $j
+	| (if ($j["job options"].rw // .["global options"].rw) == "write" then "write" else "read" end) as $d
+	| $j[$d] as $x
+	| {kind: $kind, cname: $cname, wname: $wname, us: $us, qd: $qd, release: $release, wall_s: $wall_s, file: $file,
+	   iops: $x.iops, mbps: ($x.bw_bytes / 1e6), ios: $x.total_ios, runtime_ms: $x.runtime,
+	   slat_mean_us: ($x.slat_ns.mean / 1000),
+	   clat_p50_us: ((($x.clat_ns.percentile // {})["50.000000"] // 0) / 1000)};
+
+# The device-classes figures (input: every classes_row, slurped): IOPS,
+# MB/s, submit and completion latency per kernel, configuration, device
+# latency, workload and iodepth (group "USus.WORKLOAD-qdN").
+def classes_figures($rt; $size):
+	def wdesc: {"randread-4k": "random read 4 KiB", "randread-64k": "random read 64 KiB",
+	            "osync-write-4k": "sequential O_SYNC overwrite 4 KiB",
+	            "osync-write-64k": "sequential O_SYNC overwrite 64 KiB"}[.];
+	map(
+	  (.kind + "-" + .cname) as $s | "\(.us)us.\(.wname)-qd\(.qd)" as $g
+	  | {series: $s, group: $g, kernel: .release,
+	     config: "\(.kind) kernel, \(.cname | vm_config_desc)\(if .kind == "patched" then " (fs.aio-buffered-async=1)" else "" end); \(.wname | wdesc), iodepth \(.qd); ext4 on null_blk completing every request \(.us) us after submission (memory-backed, irqmode=2), \($size) file, runtime cap max(\($rt) s, 100 device latencies)",
+	     command: "ci/bench/bench-vm.sh --parts device-classes --kernels \(.kind)",
+	     samples_are: "one fio run (\(.ios) I/Os in \(.runtime_ms) ms of virtual time)", raw: .file,
+	     device_us: .us, qd: .qd, workload: .wname} as $b
+	  | ($b + {id: "device-classes.\($s).\($g).iops", metric: "IOPS", value: (.iops | r2), unit: "IOPS", samples: [(.iops | r2)]}),
+	    ($b + {id: "device-classes.\($s).\($g).MBps", metric: "throughput", value: (.mbps | r2), unit: "MB/s", samples: [(.mbps | r2)]}),
+	    ($b + {id: "device-classes.\($s).\($g).slat_mean", metric: "submit latency mean (fio slat)", value: (.slat_mean_us | r2), unit: "us"}),
+	    ($b + {id: "device-classes.\($s).\($g).clat_p50", metric: "completion latency p50 (fio clat)", value: (.clat_p50_us | r2), unit: "us"})
+	) | flatten;
+
+# The patched / stock, io_uring and O_DIRECT IOPS ratios per device class,
+# workload and iodepth.  The 2007 FSAIO table, measured on a disk of its
+# day (random read 2.37x, O_SYNC write 3.76x, patched / stock libaio),
+# stands beside the disk class (8 ms).
+def classes_ratios($f):
+	($f | map(select(.id | endswith(".iops"))) | map({key: .id, value: .}) | from_entries) as $m
+	| def v($s; $g): $m["device-classes.\($s).\($g).iops"];
+	  def ratio($id; $n; $d; $note):
+	    select($n != null and $d != null and $d.value != 0)
+	    | {id: $id, num: $n.id, den: $d.id, value: ($n.value / $d.value | r3), note: $note};
+	  def y2007($w): if ($w | startswith("randread")) then 2.37 else 3.76 end;
+	[ $f[] | select(.id | endswith(".iops")) | .group ] | unique | map(
+	  . as $g | ($g | capture("^(?<us>[0-9]+)us\\.(?<w>.*)-qd(?<qd>[0-9]+)$")) as $c
+	  | ratio("device-classes.ratio.\($g).patched-vs-stock"; v("patched-libaio-buffered"; $g); v("stock-libaio-buffered"; $g);
+	          "libaio buffered IOPS, patched / stock, device \($c.us) us, iodepth \($c.qd)"
+	          + (if $c.us == "8000" then "; the 2007 FSAIO table (a disk of its day) gave \(y2007($c.w))x for \(if ($c.w | startswith("randread")) then "random reads" else "O_SYNC writes" end)" else "" end)),
+	    ratio("device-classes.ratio.\($g).patched-vs-io_uring"; v("patched-libaio-buffered"; $g); v("stock-io_uring-buffered"; $g);
+	          "patched libaio buffered / io_uring buffered (stock kernel: io_uring does not enter the patched code)"),
+	    ratio("device-classes.ratio.\($g).patched-vs-direct"; v("patched-libaio-buffered"; $g); v("stock-libaio-direct"; $g);
+	          "patched libaio buffered / libaio O_DIRECT")
+	) | flatten;
+
+# The device-classes part's method; $classes: the latencies, "US,US,...".
+def classes_extra($rt; $size; $classes):
+	{method: "QEMU TCG -icount shift=0,sleep=off (virtual time), 2 vCPUs, 3 GiB; per device class a memory-backed null_blk (configfs; irqmode=2: every request completes from an hrtimer the class latency after submission, no vCPU polls; no volatile cache, so flushes are free) with ext4 on it and one \($size) file laid out and fsynced; caches dropped before every cell; fio iodepth_batch_submit=1, runtime cap max(\($rt) s, 100 x latency) of virtual time or one pass over the file; one boot per kernel; job file ci/bench/table.fio, driver ci/bench/classes-guest.sh. Classes (us): \($classes)",
+	 classes_us: ($classes | split(",") | map(tonumber)),
+	 fsaio_2007: {randread: 2.37, osync_write: 3.76, note: "patched / stock libaio, the 2007 FSAIO patch set on a disk of its day, as published with it"},
+	 raw: "vm/classes.jsonl"};
+
+# ------------------------------------------------------------ stap-cost
+
+# One fio run of the stap-cost rounds (input: its fio JSON), with the
+# event source and what the tracer recorded and lost.
+def stapcost_row($engine; $source; $round; $records; $lost; $file):
+	{engine: $engine, source: $source, round: $round, records: $records, lost: $lost, file: $file,
+	 iops: .jobs[0].read.iops, ios: .jobs[0].read.total_ios};
+
+# The stap-cost figures (input: every stapcost_row, slurped): IOPS per
+# engine and event source, one sample per round.
+def stapcost_figures($rel; $rt):
+	def desc: {none: "untraced", bpf: "BPF tracer recording every event (fsaio check --no-fentry --record)",
+	           stap: "SystemTap recording every event (stap/fsaio-stap.sh run)"}[.];
+	group_by(.engine + .source) | map(
+	  .[0] as $a | {id: "stap-cost.\($a.engine).\($a.source).iops", metric: "IOPS", unit: "IOPS",
+	    series: $a.source, group: $a.engine, kernel: $rel, stat: "median", digits: 1,
+	    samples: map(.iops), records: map(.records), lost: map(.lost),
+	    config: "fio 4 KiB random reads of a cached 64 MiB file, \($a.engine)\(if $a.engine == "io_uring" then " iodepth 8" else "" end), \($rt) s virtual time; \($a.source | desc)",
+	    command: "ci/bench/bench-vm.sh --parts stap-cost",
+	    samples_are: "one fio run per round, rounds interleaved (none, bpf, stap)"});
+
+# Traced / untraced IOPS per source, and SystemTap against BPF.
+def stapcost_ratios($f):
+	($f | map({key: .id, value: .}) | from_entries) as $m
+	| [ ("psync", "io_uring") as $e
+	    | ( {id: "stap-cost.ratio.\($e).bpf-vs-none", num: "stap-cost.\($e).bpf.iops", den: "stap-cost.\($e).none.iops",
+	         note: "traced / untraced IOPS, BPF recording every event"},
+	        {id: "stap-cost.ratio.\($e).stap-vs-none", num: "stap-cost.\($e).stap.iops", den: "stap-cost.\($e).none.iops",
+	         note: "traced / untraced IOPS, SystemTap recording every event"},
+	        {id: "stap-cost.ratio.\($e).stap-vs-bpf", num: "stap-cost.\($e).stap.iops", den: "stap-cost.\($e).bpf.iops",
+	         note: "SystemTap / BPF traced IOPS (above 1: SystemTap costs less)"} )
+	    | select($m[.num] != null and $m[.den] != null and $m[.den].value != 0)
+	    | . + {value: ($m[.num].value / $m[.den].value | r3)} ];
+
+# The stap-cost part's method; $env: the guest's env file.
+def stapcost_extra($env):
+	{method: "QEMU TCG -icount shift=0,sleep=off (virtual time: instructions), 2 vCPUs; the patched 6.12 kernel of FLAVOR=stap (modules, kprobes, DWARF); both sources record every event of the traced fio and its threads; records and lost per run in each figure; driver ci/bench/stapcost-guest.sh",
+	 guest: ($env | split("\n"))};
 
