@@ -21,6 +21,7 @@
 #                      table_extra
 #   device-classes     classes_row classes_figures           bench-vm.sh
 #                      classes_ratios classes_extra
+#                      classes_table (markdown)              classes-table.jq, docs
 #   stap-cost          stapcost_row stapcost_figures         bench-vm.sh
 #                      stapcost_ratios stapcost_extra
 #
@@ -538,6 +539,21 @@ def classes_extra($rt; $size; $classes):
 	 classes_us: ($classes | split(",") | map(tonumber)),
 	 fsaio_2007: {randread: 2.37, osync_write: 3.76, note: "patched / stock libaio, the 2007 FSAIO patch set on a disk of its day, as published with it"},
 	 raw: "vm/classes.jsonl"};
+
+# The device-classes IOPS table in markdown, one row per device latency,
+# workload and iodepth (input: a device-classes part file or bench.json;
+# docs/benchmarks.md prints it with ci/bench/classes-table.jq).
+def classes_table:
+	def v($s; $g): (.figures | map(select(.id == "device-classes.\($s).\($g).iops")) | .[0].value) // null;
+	def f: if . == null then "?" elif . >= 100 then (. | round | tostring) else (. * 10 | round / 10 | tostring) end;
+	. as $p
+	| ($p.figures | map(select((.id | startswith("device-classes.")) and (.id | endswith(".iops")))) | map(.group) | unique
+	   | sort_by(capture("^(?<us>[0-9]+)us\\.(?<w>.*)-qd(?<qd>[0-9]+)$") | [(.us | tonumber), .w, (.qd | tonumber)])) as $G
+	| "| device | workload | iodepth | stock libaio | patched libaio | io_uring | O_DIRECT | patched / stock |",
+	  "|---|---|---|---|---|---|---|---|",
+	  ($G[] as $g | ($g | capture("^(?<us>[0-9]+)us\\.(?<w>.*)-qd(?<qd>[0-9]+)$")) as $c
+	   | ($p | v("stock-libaio-buffered"; $g)) as $s | ($p | v("patched-libaio-buffered"; $g)) as $pa
+	   | "| \(($c.us | tonumber) / 1000) ms | \($c.w) | \($c.qd) | \($s | f) | \($pa | f) | \($p | v("stock-io_uring-buffered"; $g) | f) | \($p | v("stock-libaio-direct"; $g) | f) | \(if $s and $pa then ($pa / $s * 100 | round / 100 | tostring) + "x" else "?" end) |");
 
 # ------------------------------------------------------------ stap-cost
 
