@@ -24,6 +24,10 @@
 #                      classes_table (markdown)              classes-table.jq, docs
 #   stap-cost          stapcost_row stapcost_figures         bench-vm.sh
 #                      stapcost_ratios stapcost_extra
+#   plots              plot_part_reason plot_pivot           bench-plot.sh
+#                      plot_first_unit plot_tracer_title
+#                      plot_slat_cdfs plot_classes
+#                      plot_syncpath_vs_stock plot_list
 #
 # A figure's value and stddev come from its samples in `fsaio bench stats`
 # (harness/results/stats.c), not from here: the statistics have one
@@ -594,3 +598,77 @@ def stapcost_extra($env):
 	{method: "QEMU TCG -icount shift=0,sleep=off (virtual time: instructions), 2 vCPUs; the patched 6.12 kernel of FLAVOR=stap (modules, kprobes, DWARF); both sources record every event of the traced fio and its threads; records and lost per run in each figure; driver ci/bench/stapcost-guest.sh",
 	 guest: ($env | split("\n"))};
 
+# ------------------------------------------------------------ plots
+
+# The distinct elements of an array, in the order they first appear.
+def firsts: reduce .[] as $x ([]; if index([$x]) then . else . + [$x] end);
+
+# A figure's series, group and metric: its "series" and "group" fields if
+# present, else from its id, <part>.<series>.<group...>.<metric>.
+def plot_sgm:
+	(.id | split(".")) as $f
+	| {series: (.series // $f[1] // "?"), group: (.group // ($f[2:-1] | join(".")) | if . == "" then "-" else . end),
+	   metric: ($f[-1])};
+
+# Why a plot of part $p has no figures (input: bench.json).
+def plot_part_reason($p):
+	(.parts // [] | map(select(.name == $p)) | .[0]) as $s
+	| if $s == null then "part \($p) not in bench.json"
+	  elif $s.status != "ok" then "part \($p) \($s.status): \($s.reason // "no reason given")"
+	  else "part \($p) has no such figures" end;
+
+# The figures that sel selects as a table (jq -r: tab-separated lines): a
+# header "group<TAB>s1<TAB>s1 sd...", then one row per group, value and
+# stddev per series; a missing cell is "?".  Nothing without figures.
+def plot_pivot(sel):
+	[.figures[] | select(sel) | select(.value != null) | . + plot_sgm] as $f
+	| ($f | map(.series) | firsts) as $S
+	| ($f | map(.group) | firsts) as $G
+	| if ($f | length) == 0 then empty else
+	  (["group"] + ($S | map(., . + " sd")) | @tsv),
+	  ($G[] as $g | [$g] + ($S | map(. as $s | ($f | map(select(.group == $g and .series == $s)) | .[0]) as $x
+	      | if $x == null then "?", "?" else $x.value, ($x.stddev // 0) end)) | @tsv)
+	  end;
+
+# The unit of the first figure that sel selects.
+def plot_first_unit(sel): [.figures[] | select(sel)][0].unit;
+
+# The tracer ratios for a plot title: "ENGINE_GROUP VALUE, ...".
+def plot_tracer_title: [.ratios[] | select(.part == "tracer") | "\(.id | split(".")[1]) \(.value)"] | join(", ");
+
+# The fsaio-table submit-latency CDFs from the slat_pNN figures, one line
+# per workload: "GROUP<TAB>UNIT<TAB>SERIES=US:PCT,...;SERIES=...".
+def plot_slat_cdfs:
+	[.figures[] | select(.part == "fsaio-table" and (.id | test("\\.slat_p[0-9.]+$")) and .value != null)
+	 | .pct = (.id | capture("slat_p(?<p>[0-9.]+)$").p | tonumber)
+	 | . + (.id |= sub("\\.slat_p[0-9.]+$"; ".slat") | plot_sgm)]
+	| group_by(.group)[] | .[0].group as $g
+	| "\($g)\t\(.[0].unit)\t" + ([group_by(.series)[] | .[0].series + "=" + (sort_by(.pct) | map("\(.value):\(.pct)") | join(","))] | join(";"));
+
+# The device-classes IOPS against device latency, one line per workload,
+# configuration and iodepth: "WORKLOAD<TAB>SERIES qdN<TAB>MS:IOPS,...".
+def plot_classes:
+	[.figures[] | select(.part == "device-classes" and (.id | endswith(".iops")) and .value != null)]
+	| group_by(.workload)[] | .[0].workload as $w
+	| group_by(.series + " qd" + (.qd | tostring))[] | sort_by(.device_us)
+	| "\($w)\t\(.[0].series) qd\(.[0].qd)\t" + (map("\(.device_us / 1000):\(.value)") | join(","));
+
+# The syncpath instructions as % over the "stock" series of the same
+# operation, as plot_pivot tables them; nothing without stock and patched
+# figures of the same operation.
+def plot_syncpath_vs_stock:
+	[.figures[] | select(.part == "syncpath" and (.unit | ascii_downcase | test("instruction|insn")) and .value != null) | . + plot_sgm] as $f
+	| ($f | map(select(.series == "stock")) | map({key: .group, value: .value}) | from_entries) as $stock
+	| [$f[] | select(.series != "stock" and $stock[.group] != null)] as $o
+	| ($o | map(.series) | firsts) as $S | ($o | map(.group) | firsts) as $G
+	| if ($o | length) == 0 then empty else
+	  (["group"] + ($S | map(., . + " sd")) | @tsv),
+	  ($G[] as $g | [$g] + ($S | map(. as $s | ($o | map(select(.group == $g and .series == $s)) | .[0]) as $x
+	      | if $x == null then "?", "?" else ($x.value / $stock[$g] - 1) * 100, (($x.stddev // 0) / $stock[$g] * 100) end)) | @tsv)
+	  end;
+
+# plots.json (input: plots.tsv lines, jq -R): what was drawn, from which
+# files, or why not.
+def plot_list:
+	[inputs | split("\t") | {name: .[0], status: .[1]} +
+	 (if .[1] == "drawn" then {files: (.[2] | split(" "))} else {reason: .[2]} end)];
