@@ -1,63 +1,67 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The VM parts of `make bench` (called by ci/bench/bench.sh): boot the cached
-# stock and patched kernels in QEMU and write two part files (schema
-# fsaio-bench/1, see ci/README.md "Benchmarks in the VM"):
+# The VM parts of `make bench` (called by ci/bench/bench.sh): boot cached
+# kernels in QEMU and write one part file per part (schema fsaio-bench/1,
+# see ci/README.md "Benchmarks in the VM"; the JSON is built by the defs
+# of ci/bench/bench.jq):
 #
-#   syncpath     instructions per synchronous operation (cached pread 4 KiB
-#                and 64 KiB, cold 4 KiB pread, buffered 4 KiB pwrite) on stock,
-#                patched with fs.aio-buffered-async=0 and =1; QEMU
-#                -icount shift=0,sleep=off, 1 vCPU, every configuration twice
-#                per boot and in BOOTS boots per kernel
-#   fsaio-table  the FSAIO table on 6.12: fio random/sequential reads and
-#                sequential O_SYNC writes, 64 KiB x iodepth 64 and 4 KiB x
-#                iodepth 32, on ext4 over dm-delay over a loop device in guest
-#                RAM; stock and patched libaio buffered, io_uring buffered,
-#                libaio O_DIRECT; MB/s, IOPS, submit latency percentiles; QEMU
-#                -icount (virtual time: the host's load does not enter), 2
-#                vCPUs, one boot per kernel
-#
-#   stap-cost    what each event source costs the traced program: fio 4 KiB
-#                cached random reads (psync, io_uring) untraced, recorded by
-#                the BPF tracer (fsaio check --no-fentry --record) and by
-#                SystemTap (stap/fsaio-stap.sh run), interleaved in rounds,
-#                on the patched kernel of FLAVOR=stap; -icount, 2 vCPUs
+#   syncpath       instructions per synchronous operation (cached pread 4 KiB
+#                  and 64 KiB, cold 4 KiB pread, buffered 4 KiB pwrite) on
+#                  stock, patched with fs.aio-buffered-async=0 and =1; QEMU
+#                  -icount shift=0,sleep=off, 1 vCPU, every configuration
+#                  twice per boot and in BOOTS boots per kernel
+#   fsaio-table    the FSAIO table on 6.12: fio random/sequential reads and
+#                  sequential O_SYNC writes, 64 KiB x iodepth 64 and 4 KiB x
+#                  iodepth 32, on ext4 over dm-delay over a loop device in
+#                  guest RAM; stock and patched libaio buffered, io_uring
+#                  buffered, libaio O_DIRECT; MB/s, IOPS, submit latency
+#                  percentiles; QEMU -icount (virtual time: the host's load
+#                  does not enter), 2 vCPUs, one boot per kernel
+#   device-classes the FSAIO table by device latency: ext4 on a memory-backed
+#                  null_blk whose requests complete from a timer 0.1, 1, 8 and
+#                  50 ms after submission; fio random reads and O_SYNC
+#                  overwrites, 4 KiB and 64 KiB, iodepth 1/8/32; stock libaio
+#                  buffered, io_uring buffered, O_DIRECT, patched libaio
+#                  buffered; -icount, 2 vCPUs, one boot per kernel
+#   stap-cost      what each event source costs the traced program: fio 4 KiB
+#                  cached random reads (psync, io_uring) untraced, recorded by
+#                  the BPF tracer (fsaio check --no-fentry --record) and by
+#                  SystemTap (stap/fsaio-stap.sh run), interleaved in rounds,
+#                  on the patched kernel of FLAVOR=stap; -icount, 2 vCPUs
 #
 #   ci/bench/bench-vm.sh [PARTS_DIR] [--parts syncpath,fsaio-table,device-classes,stap-cost]
 #                        [--kernels stock,patched] [--boots N] [--delay MS] [--runtime SEC]
-#                        [--size SIZE] [--classes US,US,...] [--quick]
+#                        [--size SIZE] [--classes US,US,...] [--quick] [--no-run]
 #
 #   PARTS_DIR      where <part>.json go (default $BENCH_OUT/parts, BENCH_OUT
 #                  defaulting to .output/bench)
-#   device-classes the FSAIO table by device latency: ext4 on a memory-backed
-#                null_blk whose requests complete from a timer 0.1, 1, 8 and
-#                50 ms after submission; fio random reads and O_SYNC
-#                overwrites, 4 KiB and 64 KiB, iodepth 1/8/32; stock libaio
-#                buffered, io_uring buffered, O_DIRECT, patched libaio
-#                buffered; -icount, 2 vCPUs, one boot per kernel
-#
 #   --parts        which parts (default all four)
 #   --kernels      which kernels (default both; a kernel left out or not built
-#                  makes the part "skipped", with the reason)
+#                  makes the part "skipped", with the reason; stap-cost runs
+#                  on the FLAVOR=stap patched kernel, skipped if not built)
 #   --boots N      syncpath boots per kernel (default 2)
 #   --delay MS     dm-delay per I/O for the table (default 50, the least that
 #                  keeps dm-delay on timers: below 50 ms it busy-polls)
 #   --runtime SEC  fio runtime cap per table cell, virtual seconds (default 10)
 #   --size SIZE    table test file (default 512M)
 #   --classes US,..  device-classes latencies in us (default 100,1000,8000,50000)
-#   --quick        a smoke run: small N, 1 boot, runtime 3, 128M (not for figures)
+#   --quick        a smoke run (not for figures): syncpath 2000/200/100
+#                  iterations and 1 boot, the table runtime 3 and 128M,
+#                  device-classes runtime 1 and 64M, stap-cost one 1 s round
 #   --no-run       boot nothing: rebuild the part files from the raw results of
 #                  the last run (same options)
 #
 # Kernels: `ci/kernel/build-kernel.sh [--patched] --path` (never builds); or
 # BENCH_VM_STOCK_KERNEL / BENCH_VM_PATCHED_KERNEL = a bzImage to use instead.
-# Raw results: $BENCH_OUT/vm/<syncpath|table>-<kernel>[-bN]/ (ci/vm/vm-run.sh
-# output dirs; syncpath.jsonl, table/*.json).
+# FSAIO (default ./fsaio): the binary whose `fsaio bench stats` reduces the
+# samples.  Raw results: $BENCH_OUT/vm/ (syncpath-<kernel>-b<N>/,
+# table-<kernel>/, classes-<kernel>/, stapcost/: ci/vm/vm-run.sh output
+# dirs) and the rows read from them, vm/<part>.jsonl.
 #
-# Exit status (harness/exit_status.h): EXIT_PASS both part files written
-# (missed goals and skipped kernels are reported in them, not failures);
-# EXIT_ERROR (5) a VM run or a measurement failed (the part says which, and
-# the last line printed is the reason); EXIT_USAGE (64).
+# Exit status (harness/exit_status.h): EXIT_PASS every selected part file
+# written (missed goals and skipped kernels are reported in them, not
+# failures); EXIT_ERROR (5) a VM run or a measurement failed (the part says
+# which, and the last line printed is the reason); EXIT_USAGE (64).
 set -uo pipefail
 # One compound command: editing this file cannot break a running copy.
 {

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench: run the benchmark parts, merge them into bench.json (schema
 # fsaio-bench/1, see ci/README.md "Benchmarks"), print the table, draw plots.
+# The JSON is built by the defs of ci/bench/bench.jq; this script measures
+# and calls them.
 #
 #   ci/bench/bench.sh [-h]
 #
@@ -12,22 +14,23 @@
 #                interleaved in that order; the highest event rate traced
 #                with zero lost records; a perf profile of where the traced
 #                run's CPU time goes
-#   syncpath,    VM: run by the hook ci/bench/bench-vm.sh PARTS_DIR if it exists
-#   fsaio-table, (cached stock/patched kernels); else recorded as skipped
-#   device-classes,
-#   stap-cost
+#   syncpath,    VM: run by ci/bench/bench-vm.sh PARTS_DIR on cached kernels
+#   fsaio-table, (it never builds one; a kernel not built makes its parts
+#   device-classes, skipped); all four skipped when that script is not in
+#   stap-cost    the checkout
 #
 # Environment:
 #   BENCH_PARTS="tracer vm"   which to run: tracer, vm (every VM part) or VM
 #                             part names (syncpath fsaio-table device-classes
-#                             stap-cost);
-#                             a part not run is recorded as skipped, or
-#   BENCH_VM_OPTS="--no-run"  extra ci/bench/bench-vm.sh options (--no-run:
-#                             rebuild the VM parts from the last raw results)
+#                             stap-cost); a part not run is recorded as
+#                             skipped, or
 #   BENCH_BASE=FILE           taken over from FILE (a bench.json: e.g.
 #                             docs/bench/bench.json, to re-measure one part)
+#   BENCH_VM_OPTS="--no-run"  extra ci/bench/bench-vm.sh options (--no-run:
+#                             rebuild the VM parts from the last raw results)
 #   BENCH_RUNTIME=2           seconds per fio run in the tracer part
-#   BENCH_PAIRS=8             untraced/traced pairs per engine (at least 3)
+#   BENCH_PAIRS=8             rounds per engine of the four runs (untraced,
+#                             trace, check, bpftrace); fewer than 3 warns
 #   BENCH_NICE=-20            niceness of fio and the tracer in the tracer part
 #   BENCH_OUT=.output/bench   results: bench.json, parts/, logs/, plots
 #
