@@ -19,7 +19,8 @@
 # else the second and third..second-to-last dot-separated fields of its id
 # (<part>.<series>.<group...>.<metric>).  A plot without figures is skipped
 # with the reason (the part's status).  Writes OUTDIR/plots.json: what was
-# drawn, from which figures, or why not.  Exit status (harness/exit_status.h):
+# drawn (its files) or why not.  The figures are read by the
+# plot_* defs of ci/bench/bench.jq.  Exit status (harness/exit_status.h):
 # EXIT_PASS, EXIT_ERROR (5) gnuplot or jq failed, EXIT_USAGE (64).
 set -uo pipefail
 {
@@ -36,19 +37,9 @@ trap 'rm -rf "$TMP"' EXIT
 FAILED=0
 : >"$TMP/plots.tsv"	# name, status, files or reason
 
-# Common jq: series/group/metric of a figure.
-JQ_DEFS='
-def sgm: (.id | split(".")) as $f
-	| {series: (.series // $f[1] // "?"), group: (.group // ($f[2:-1] | join(".")) | if . == "" then "-" else . end),
-	   metric: ($f[-1])};
-'
-
 # part_reason PART: "part P skipped: reason" for a plot without figures
 part_reason() {
-	jq -r --arg p "$1" '(.parts // [] | map(select(.name == $p)) | .[0]) as $s
-		| if $s == null then "part \($p) not in bench.json"
-		  elif $s.status != "ok" then "part \($p) \($s.status): \($s.reason // "no reason given")"
-		  else "part \($p) has no such figures" end' "$JSON"
+	jq -r -L "$ROOT/ci/bench" --arg p "$1" 'include "bench"; plot_part_reason($p)' "$JSON"
 }
 
 note() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$TMP/plots.tsv"; echo "plot $1: $2${3:+: $3}"; }
@@ -79,19 +70,15 @@ render() {
 	fi
 }
 
-# pivot FILTER > TSV: header "group<TAB>s1<TAB>s1_sd..." and one row per
-# group; FILTER selects figures.  Missing cells are "?".
+# pivot FILTER > TSV: the figures FILTER selects, a row per group, value
+# and stddev per series (plot_pivot in bench.jq).
 pivot() {
-	jq -r "$JQ_DEFS"'
-	[.figures[] | select('"$1"') | select(.value != null) | . + sgm] as $f
-	| def firsts: reduce .[] as $x ([]; if index([$x]) then . else . + [$x] end);
-	  ($f | map(.series) | firsts) as $S
-	| ($f | map(.group) | firsts) as $G
-	| if ($f | length) == 0 then empty else
-	  (["group"] + ($S | map(., . + " sd")) | @tsv),
-	  ($G[] as $g | [$g] + ($S | map(. as $s | ($f | map(select(.group == $g and .series == $s)) | .[0]) as $x
-	      | if $x == null then "?", "?" else $x.value, ($x.stddev // 0) end)) | @tsv)
-	  end' "$JSON"
+	jq -r -L "$ROOT/ci/bench" "include \"bench\"; plot_pivot($1)" "$JSON"
+}
+
+# first_unit FILTER: the unit of the first figure FILTER selects
+first_unit() {
+	jq -r -L "$ROOT/ci/bench" "include \"bench\"; plot_first_unit($1)" "$JSON"
 }
 
 # bars NAME TITLE YLABEL TSV: clustered bars with error bars
@@ -117,7 +104,7 @@ plot for [i=0:$((nser - 1))] '$tsv' using (column(2+2*i)):(column(3+2*i)):xtic(1
 # ------------------------------------------------------------ tracer
 pivot '.part == "tracer" and (.id | test("^tracer\\.(un)?traced\\.[^.]+\\.iops$"))' >"$TMP/tracer.tsv"
 if [[ -s $TMP/tracer.tsv ]]; then
-	title=$(jq -r '[.ratios[] | select(.part == "tracer") | "\(.id | split(".")[1]) \(.value)"] | join(", ")' "$JSON")
+	title=$(jq -r -L "$ROOT/ci/bench" 'include "bench"; plot_tracer_title' "$JSON")
 	bars tracer-throughput "4 KiB cached random reads, untraced vs under fsaio trace (mean ± stddev)\\ntraced/untraced: $title" IOPS "$TMP/tracer.tsv"
 else
 	note tracer-throughput skipped "$(part_reason tracer)"
@@ -127,7 +114,7 @@ fi
 pivot '.part == "fsaio-table" and (.unit | test("^MB/s$|^MiB/s$"))' >"$TMP/tput.tsv"
 if [[ -s $TMP/tput.tsv ]]; then
 	YLOG=1 bars table-throughput "The FSAIO table on 6.12: throughput (log scale)" \
-		"$(jq -r '[.figures[] | select(.part == "fsaio-table" and (.unit | test("^MB/s$|^MiB/s$")))][0].unit' "$JSON")" "$TMP/tput.tsv"
+		"$(first_unit '.part == "fsaio-table" and (.unit | test("^MB/s$|^MiB/s$"))')" "$TMP/tput.tsv"
 else
 	note table-throughput skipped "$(part_reason fsaio-table)"
 fi
@@ -140,13 +127,7 @@ fi
 
 # Submit-latency CDFs: for each group (workload), one line per series
 # through the points (latency, percentile).
-jq -r "$JQ_DEFS"'
-	[.figures[] | select(.part == "fsaio-table" and (.id | test("\\.slat_p[0-9.]+$")) and .value != null)
-	 | .pct = (.id | capture("slat_p(?<p>[0-9.]+)$").p | tonumber)
-	 | . + (.id |= sub("\\.slat_p[0-9.]+$"; ".slat") | sgm)]
-	| group_by(.group)[] | .[0].group as $g
-	| "\($g)\t\(.[0].unit)\t" + ([group_by(.series)[] | .[0].series + "=" + (sort_by(.pct) | map("\(.value):\(.pct)") | join(","))] | join(";"))' \
-	"$JSON" >"$TMP/cdf.list"
+jq -r -L "$ROOT/ci/bench" 'include "bench"; plot_slat_cdfs' "$JSON" >"$TMP/cdf.list"
 if [[ -s $TMP/cdf.list ]]; then
 	while IFS=$'\t' read -r group unit series; do
 		safe=${group//[^A-Za-z0-9_.-]/_}
@@ -180,11 +161,7 @@ fi
 # ------------------------------------------------------------ device-classes
 # IOPS against device latency (log-log), one plot per workload, one line per
 # engine and iodepth: where the patch stops mattering and where it does.
-jq -r '[.figures[] | select(.part == "device-classes" and (.id | endswith(".iops")) and .value != null)]
-	| group_by(.workload)[] | .[0].workload as $w
-	| group_by(.series + " qd" + (.qd | tostring))[] | sort_by(.device_us)
-	| "\($w)\t\(.[0].series) qd\(.[0].qd)\t" + (map("\(.device_us / 1000):\(.value)") | join(","))' \
-	"$JSON" >"$TMP/classes.list"
+jq -r -L "$ROOT/ci/bench" 'include "bench"; plot_classes' "$JSON" >"$TMP/classes.list"
 if [[ -s $TMP/classes.list ]]; then
 	for w in $(cut -f1 "$TMP/classes.list" | sort -u); do
 		: >"$TMP/classes-$w.dat"
@@ -216,24 +193,14 @@ fi
 pivot '.part == "syncpath" and (.unit | ascii_downcase | test("instruction|insn"))' >"$TMP/insn.tsv"
 if [[ -s $TMP/insn.tsv ]]; then
 	bars syncpath-insn "Instructions per synchronous operation by kernel (QEMU -icount)" \
-		"$(jq -r '[.figures[] | select(.part == "syncpath" and (.unit | ascii_downcase | test("instruction|insn")))][0].unit' "$JSON")" \
+		"$(first_unit '.part == "syncpath" and (.unit | ascii_downcase | test("instruction|insn"))')" \
 		"$TMP/insn.tsv"
 else
 	note syncpath-insn skipped "$(part_reason syncpath)"
 fi
 # The same figures as % over the "stock" series of the same group: the
 # differences the goal is about (0.5%) are invisible on the absolute bars.
-jq -r "$JQ_DEFS"'
-	[.figures[] | select(.part == "syncpath" and (.unit | ascii_downcase | test("instruction|insn")) and .value != null) | . + sgm] as $f
-	| ($f | map(select(.series == "stock")) | map({key: .group, value: .value}) | from_entries) as $stock
-	| [$f[] | select(.series != "stock" and $stock[.group] != null)] as $o
-	| def firsts: reduce .[] as $x ([]; if index([$x]) then . else . + [$x] end);
-	  ($o | map(.series) | firsts) as $S | ($o | map(.group) | firsts) as $G
-	| if ($o | length) == 0 then empty else
-	  (["group"] + ($S | map(., . + " sd")) | @tsv),
-	  ($G[] as $g | [$g] + ($S | map(. as $s | ($o | map(select(.group == $g and .series == $s)) | .[0]) as $x
-	      | if $x == null then "?", "?" else ($x.value / $stock[$g] - 1) * 100, (($x.stddev // 0) / $stock[$g] * 100) end)) | @tsv)
-	  end' "$JSON" >"$TMP/insn-rel.tsv"
+jq -r -L "$ROOT/ci/bench" 'include "bench"; plot_syncpath_vs_stock' "$JSON" >"$TMP/insn-rel.tsv"
 if [[ -s $TMP/insn-rel.tsv ]]; then
 	YMIN="*<0" bars syncpath-insn-vs-stock "Instructions per synchronous operation: % over stock (goal for cached reads: <= 0.5%)" \
 		"% instructions over stock" "$TMP/insn-rel.tsv"
@@ -241,9 +208,7 @@ else
 	note syncpath-insn-vs-stock skipped "$(part_reason syncpath): no stock and patched figures of the same operation"
 fi
 
-jq -Rn '[inputs | split("\t") | {name: .[0], status: .[1]} +
-	(if .[1] == "drawn" then {files: (.[2] | split(" "))} else {reason: .[2]} end)]' \
-	"$TMP/plots.tsv" >"$OUT/plots.json" || FAILED=1
+jq -Rn -L "$ROOT/ci/bench" 'include "bench"; plot_list' "$TMP/plots.tsv" >"$OUT/plots.json" || FAILED=1
 ((FAILED)) && exit "$EXIT_ERROR"
 exit "$EXIT_PASS"
 }

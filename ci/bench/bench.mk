@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench: the benchmark, included by the top-level Makefile.
 #   make bench                        every part: tracer (host) + VM parts (ci/bench/bench-vm.sh)
-#   make bench BENCH_PARTS=tracer     host only (about 2 minutes)
+#   make bench BENCH_PARTS=tracer     host only (about 4 minutes)
 # Prints the table, writes .output/bench/bench.json (schema fsaio-bench/1,
 # see ci/README.md "Benchmarks") and SVG/PNG plots.  Exit 0 when the
 # benchmark ran: missed goals are reported in the table, not failures.

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench: run the benchmark parts, merge them into bench.json (schema
 # fsaio-bench/1, see ci/README.md "Benchmarks"), print the table, draw plots.
+# The JSON is built by the defs of ci/bench/bench.jq; this script measures
+# and calls them.
 #
 #   ci/bench/bench.sh [-h]
 #
@@ -12,22 +14,23 @@
 #                interleaved in that order; the highest event rate traced
 #                with zero lost records; a perf profile of where the traced
 #                run's CPU time goes
-#   syncpath,    VM: run by the hook ci/bench/bench-vm.sh PARTS_DIR if it exists
-#   fsaio-table, (cached stock/patched kernels); else recorded as skipped
-#   device-classes,
-#   stap-cost
+#   syncpath,    VM: run by ci/bench/bench-vm.sh PARTS_DIR on cached kernels
+#   fsaio-table, (it never builds one; a kernel not built makes its parts
+#   device-classes, skipped); all four skipped when that script is not in
+#   stap-cost    the checkout
 #
 # Environment:
 #   BENCH_PARTS="tracer vm"   which to run: tracer, vm (every VM part) or VM
 #                             part names (syncpath fsaio-table device-classes
-#                             stap-cost);
-#                             a part not run is recorded as skipped, or
-#   BENCH_VM_OPTS="--no-run"  extra ci/bench/bench-vm.sh options (--no-run:
-#                             rebuild the VM parts from the last raw results)
+#                             stap-cost); a part not run is recorded as
+#                             skipped, or
 #   BENCH_BASE=FILE           taken over from FILE (a bench.json: e.g.
 #                             docs/bench/bench.json, to re-measure one part)
+#   BENCH_VM_OPTS="--no-run"  extra ci/bench/bench-vm.sh options (--no-run:
+#                             rebuild the VM parts from the last raw results)
 #   BENCH_RUNTIME=2           seconds per fio run in the tracer part
-#   BENCH_PAIRS=8             untraced/traced pairs per engine (at least 3)
+#   BENCH_PAIRS=8             rounds per engine of the four runs (untraced,
+#                             trace, check, bpftrace); fewer than 3 warns
 #   BENCH_NICE=-20            niceness of fio and the tracer in the tracer part
 #   BENCH_OUT=.output/bench   results: bench.json, parts/, logs/, plots
 #
@@ -86,21 +89,15 @@ selected() { [[ " $SELECT " == *" $1 "* ]]; }
 # carry_over NAME: the part file of NAME from $BENCH_BASE, if it has NAME
 carry_over() {
 	[[ -n ${BENCH_BASE:-} ]] || return 1
-	jq -e --arg s "$SCHEMA" --arg p "$1" '
-		(.parts | map(select(.name == $p)) | .[0]) as $m | select($m != null)
-		| {schema: $s, part: $p, status: $m.status, reason: $m.reason, kernel: $m.kernel,
-		   seconds: $m.seconds, carried_from: (.generated // null),
-		   figures: [.figures[] | select(.part == $p) | del(.part)],
-		   ratios: [.ratios[] | select(.part == $p) | del(.part, .met)]}' \
+	jq -e -L "$ROOT/ci/bench" --arg s "$SCHEMA" --arg p "$1" 'include "bench"; carry_over($s; $p)' \
 		"$BENCH_BASE" >"$PARTS_DIR/$1.json" 2>/dev/null || { rm -f "$PARTS_DIR/$1.json"; return 1; }
 	msg "part $1: taken over from $BENCH_BASE"
 }
 
 # part_stub NAME STATUS REASON: a part file without figures (skipped, error).
 part_stub() {
-	jq -n --arg s "$SCHEMA" --arg p "$1" --arg st "$2" --arg r "$3" --arg k "$(uname -r)" \
-		'{schema: $s, part: $p, status: $st, reason: $r, kernel: $k, figures: [], ratios: []}' \
-		>"$PARTS_DIR/$1.json"
+	jq -n -L "$ROOT/ci/bench" --arg s "$SCHEMA" --arg p "$1" --arg st "$2" --arg r "$3" --arg k "$(uname -r)" \
+		'include "bench"; part_stub($s; $p; $st; $r; $k)' >"$PARTS_DIR/$1.json"
 	msg "part $1: $2: $3"
 }
 
@@ -121,7 +118,7 @@ run_fio() {
 	local label=$1 json=$WORK/$1.json
 	shift
 	"$@" --output-format=json --output="$json" >"$WORK/$label.log" 2>&1 &&
-		jq -e '.jobs[0].error == 0 and .jobs[0].read.total_ios > 0' "$json" >/dev/null ||
+		jq -e -L "$ROOT/ci/bench" 'include "bench"; fio_ok' "$json" >/dev/null ||
 		{ msg "fio $label failed: $(tail -2 "$WORK/$label.log" | tr '\n' ' ')"; return 1; }
 }
 
@@ -210,7 +207,7 @@ one_run() {
 		# lost records make check an ERROR: measured (lost), not a failed
 		# run, as long as fio itself ran clean
 		"${cmd[@]}" --output-format=json --output="$WORK/$label.json" >"$WORK/$label.log" 2>&1
-		jq -e '.jobs[0].error == 0 and .jobs[0].read.total_ios > 0' "$WORK/$label.json" >/dev/null 2>&1 &&
+		jq -e -L "$ROOT/ci/bench" 'include "bench"; fio_ok' "$WORK/$label.json" >/dev/null 2>&1 &&
 			jq -e '.runs[0].exit_status == 0' "$WORK/$label.check.json" >/dev/null 2>&1 ||
 			{ msg "fsaio check -- fio $label failed: $(tail -2 "$WORK/$label.log" | tr '\n' ' ')"; return 1; }
 		rec=$(jq '.runs[0].records' "$WORK/$label.check.json")
@@ -230,7 +227,7 @@ one_run() {
 		"$(jq '.jobs[0].read.iops' "$WORK/$label.json")" \
 		"$(jq '.jobs[0].read.total_ios' "$WORK/$label.json")" \
 		"$(jq '.jobs[0].read.runtime' "$WORK/$label.json")" "$rec" "$lost" "$cpu" \
-		"$(jq '.jobs[0] | (.usr_cpu + .sys_cpu) / 100 * .read.runtime / 1000' "$WORK/$label.json")" \
+		"$(jq -L "$ROOT/ci/bench" 'include "bench"; fio_cpu_s' "$WORK/$label.json")" \
 		>>"$WORK/runs.tsv"
 	# The exact command, for bench.json.
 	printf '%s\t%s\n' "$label" "$(case $mode in
@@ -329,161 +326,20 @@ part_tracer() {
 # fill_notes FILE: a note's @{figure id[*factor]|r0 or r3}@ becomes that
 # figure's value, once `fsaio bench stats` has computed the values.
 fill_notes() {
-	jq '(.figures | map({key: .id, value: .value}) | from_entries) as $v
-	    | def r($d): if . == null then "?" else (. * $d | round) / $d end;
-	      .ratios |= map(if .note then .note |= gsub("@\\{(?<id>[^}*|]+)(?<k>\\*[0-9.]+)?\\|r(?<d>[03])\\}@";
-	          . as $c | (if $c.k then ($c.k[1:] | tonumber) else 1 end) as $k
-	          | ($v[$c.id] | if . == null then null else . * $k end)
-	          | r(if $c.d == "3" then 1000 else 1 end) | tostring)
-	        else . end)' "$1" >"$1.notes" && mv "$1.notes" "$1"
+	jq -L "$ROOT/ci/bench" 'include "bench"; fill_notes' "$1" >"$1.notes" && mv "$1.notes" "$1"
 }
 
 # tracer_json SECONDS: the part file from runs.tsv, commands.tsv, profile.tsv
 # (figures and ratios carry samples; `fsaio bench stats` reduces them)
 tracer_json() {
-	jq -n --arg schema "$SCHEMA" --arg kernel "$(uname -r)" --argjson seconds "$1" \
+	jq -n -L "$ROOT/ci/bench" --arg schema "$SCHEMA" --arg kernel "$(uname -r)" --argjson seconds "$1" \
 	      --argjson runtime "$RUNTIME" --argjson pairs "$PAIRS" --arg size "$FILE_SIZE" \
 	      --argjson depth "$URING_DEPTH" --argjson nice "$NICE" \
 	      --arg gtp "${GOAL_TRACE[psync]}" --arg gtu "${GOAL_TRACE[io_uring]}" \
 	      --arg gcp "${GOAL_CHECK[psync]}" --arg gcu "${GOAL_CHECK[io_uring]}" \
 	      --arg gbt "$GOAL_VS_BPFTRACE" --arg btprog "$BPFTRACE_PROG" \
 	      --rawfile runs "$WORK/runs.tsv" --rawfile cmds "$WORK/commands.tsv" \
-	      --rawfile prof "$WORK/profile.tsv" '
-	def rows($s): $s | split("\n") | map(select(length > 0) | split("\t"));
-	def r3: if . == null then null else (. * 1000 | round) / 1000 end;
-	def r0: if . == null then null else round end;
-	(rows($runs) | map({mode: .[0], label: .[1], engine: .[2], iops: (.[3] | tonumber),
-	   ios: (.[4] | tonumber), runtime_s: ((.[5] | tonumber) / 1000), records: (.[6] | tonumber),
-	   lost: (.[7] | tonumber), tracer_cpu: (.[8] | tonumber), fio_cpu: (.[9] | tonumber)})
-	 | map(. + {rate: (if .runtime_s > 0 then .records / .runtime_s else 0 end),
-	            cpu_ns: (if .ios > 0 then .fio_cpu * 1e9 / .ios else null end)})) as $r
-	| (rows($cmds) | map({key: .[0], value: .[1]}) | from_entries) as $cmd
-	| (rows($prof) | map({key: .[0], value: (.[1] | tonumber)}) | from_entries) as $pf
-	| {psync: "psync_4k", io_uring: "io_uring_4k_qd\($depth)"} as $grp
-	| {psync: "fio psync", io_uring: "fio io_uring iodepth \($depth)"} as $cfg
-	| def pairs($e; $m): $r | map(select(.engine == $e and .mode == $m and (.label | test("-(untraced|traced|check|bpftrace)-[0-9]+$"))));
-	  def nz: if . == "" then null else . end;
-	  {psync: ($gtp | nz), io_uring: ($gtu | nz)} as $gtrace
-	| {psync: ($gcp | nz), io_uring: ($gcu | nz)} as $gcheck
-	|
-	  def fig($id; $metric; $config; $vals; $unit; $cmd):
-	    {id: $id, metric: $metric, config: $config, stat: "median", unit: $unit,
-	     samples: $vals, kernel: $kernel, command: $cmd};
-	  def desc($e): "\($cfg[$e]) 4 KiB randread of a cached \($size) file, 1 job, \($runtime) s runs";
-	  def ratio($id; $metric; $num; $den; $vals; $goal; $note):
-	    {id: $id, metric: $metric, num: $num, den: $den, stat: "median", digits: 3,
-	     samples: [$vals[] | r3], goal: $goal, note: $note};
-	[ "psync", "io_uring" ] as $engines
-	| [ $engines[] as $e | pairs($e; "untraced") as $u | pairs($e; "traced") as $t
-	    | pairs($e; "check") as $k | pairs($e; "bpftrace") as $b
-	    | [range(0; [$u, $t] | map(length) | min)] as $ix
-	    | [range(0; [$u, $k] | map(length) | min)] as $kx
-	    | [range(0; [$t, $b] | map(length) | min)] as $bx
-	    | {e: $e, g: $grp[$e], u: $u, t: $t, k: $k, b: $b,
-	       check_pair: [$kx[] | $u[.].cpu_ns / $k[.].cpu_ns],
-	       bt_pair: [$bx[] | $u[.].cpu_ns / $b[.].cpu_ns],
-	       bt_vs_trace: [$bx[] | $b[.].cpu_ns / $t[.].cpu_ns],
-	       pair: [$ix[] | $t[.].iops / $u[.].iops],
-	       cpu_pair: [$ix[] | $u[.].cpu_ns / $t[.].cpu_ns],
-	       add_cpu: [$ix[] | $t[.].cpu_ns - $u[.].cpu_ns],
-	       add_cpu_rec: [$ix[] | ($t[.].records / $t[.].ios) as $rpi
-	                     | if $rpi > 0 then ($t[.].cpu_ns - $u[.].cpu_ns) / $rpi else empty end],
-	       rec_per_io: ($t | all(.records / .ios > 0.5))} ] as $E
-	| ($pf | length > 0) as $haveprof
-	| ($r | map(select(.mode == "traced"))) as $tr
-	| ($tr | map(select(.lost == 0)) | max_by(.rate)) as $best
-	| ($tr | map(select(.lost > 0)) | min_by(.rate)) as $worst
-	| (if $best == null then "every traced run lost records"
-	   else "highest event rate traced with 0 lost: \($best.rate | round) records/s (\($best.label))"
-	        + (if $worst == null then ", no traced run lost any" else ", loss from \($worst.rate | round) records/s" end) end) as $lossline
-	| {
-	  schema: $schema, part: "tracer", status: "ok", kernel: $kernel, seconds: ($seconds | round),
-	  config: {runtime_s: $runtime, pairs: $pairs, file_size: $size, io_uring_depth: $depth, nice: $nice,
-	           order: "untraced, fsaio trace, fsaio check, bpftrace, untraced, ... (interleaved tuples)",
-	           tracer: "fsaio trace -i 0 (all tasks), attached before fio starts",
-	           summary: "value = median of samples; ratios = median of per-pair ratios; stddev = sample standard deviation (fsaio bench stats)"},
-	  figures: ([ $E[] | . as $x |
-	      fig("tracer.untraced.\(.g).iops"; "throughput"; desc(.e) + ", no tracer";
-	          [.u[].iops | r0]; "IOPS"; $cmd[.u[0].label]),
-	      fig("tracer.traced.\(.g).iops"; "throughput"; desc(.e) + ", under fsaio trace";
-	          [.t[].iops | r0]; "IOPS"; $cmd[.t[0].label]),
-	      fig("tracer.untraced.\(.g).cpu_ns_per_io"; "cost"; desc(.e) + ", no tracer: fio user+system CPU time per read";
-	          [.u[].cpu_ns | r0]; "ns"; $cmd[.u[0].label]),
-	      fig("tracer.traced.\(.g).cpu_ns_per_io"; "cost"; desc(.e) + ", under fsaio trace: fio user+system CPU time per read";
-	          [.t[].cpu_ns | r0]; "ns"; $cmd[.t[0].label]),
-	      fig("tracer.traced.\(.g).added_cpu_ns_per_io"; "cost"; desc(.e) + ": fio CPU per read traced - untraced, per pair";
-	          [.add_cpu[] | r0]; "ns"; $cmd[.t[0].label]),
-	      (if .rec_per_io then fig("tracer.traced.\(.g).added_cpu_ns_per_record"; "cost"; desc(.e) + ": added CPU ns per read / records per read, per pair";
-	          [.add_cpu_rec[] | r0]; "ns"; $cmd[.t[0].label]) else empty end),
-	      fig("tracer.traced.\(.g).records_per_s"; "event_rate"; desc(.e) + ", trace records per second of fio runtime";
-	          [.t[].rate | r0]; "records/s"; $cmd[.t[0].label]),
-	      fig("tracer.traced.\(.g).records_per_io"; "records_per_io"; desc(.e);
-	          [.t[] | .records / .ios | r3]; "records"; $cmd[.t[0].label]),
-	      fig("tracer.traced.\(.g).consumer_cpu"; "cpu"; desc(.e) + ": CPU time of the fsaio trace process after attaching / fio runtime";
-	          [.t[] | .tracer_cpu / .runtime_s * 100 | r3]; "%CPU"; $cmd[.t[0].label]),
-	      fig("tracer.traced.\(.g).lost"; "lost_records"; desc(.e); [.t[].lost]; "records"; $cmd[.t[0].label]),
-	      (if (.k | length) > 0 then
-	        fig("tracer.check.\(.g).cpu_ns_per_io"; "cost"; desc(.e) + ", under fsaio check -- fio (every event to user space, judged): fio user+system CPU time per read";
-	            [.k[].cpu_ns | r0]; "ns"; $cmd[.k[0].label]),
-	        fig("tracer.check.\(.g).records_per_io"; "records_per_io"; desc(.e) + ", under fsaio check";
-	            [.k[] | .records / .ios | r3]; "records"; $cmd[.k[0].label]),
-	        fig("tracer.check.\(.g).lost"; "lost_records"; desc(.e) + ", under fsaio check"; [.k[].lost]; "records"; $cmd[.k[0].label])
-	       else empty end),
-	      (if (.b | length) > 0 then
-	        fig("tracer.bpftrace.\(.g).cpu_ns_per_io"; "cost"; desc(.e) + ", under the bpftrace one-liner (io_uring_complete per comm, D-state sleeps per kernel stack): fio user+system CPU time per read";
-	            [.b[].cpu_ns | r0]; "ns"; $cmd[.b[0].label]),
-	        fig("tracer.bpftrace.\(.g).consumer_cpu"; "cpu"; desc(.e) + ": CPU time of the bpftrace process after attaching / fio runtime";
-	            [.b[] | .tracer_cpu / .runtime_s * 100 | r3]; "%CPU"; $cmd[.b[0].label])
-	       else empty end)
-	    ]
-	    + ($r | map(select(.label | test("2jobs|rate"))) | map(
-	      fig("tracer.traced.sweep_\(.label | sub("^io_uring-"; "")).records_per_s"; "event_rate";
-	          "fio io_uring iodepth \($depth) 4 KiB cached randread, \(.label | sub("^io_uring-"; "")), under fsaio trace: \(.iops | round) IOPS, \(.lost) lost";
-	          [.rate | r0]; "records/s"; $cmd[.label])))
-	    + [ {id: "tracer.traced.max_lossless.records_per_s", metric: "event_rate",
-	            config: (if $best == null then "no traced run without loss"
-	                     else "highest records/s of any traced run with 0 lost (\($best.label))"
-	                          + (if $worst == null then "; no run lost records: the highest load offered did not find the limit"
-	                             else "; loss first seen at \($worst.rate | round) records/s (\($worst.label))" end) end),
-	            value: (if $best == null then null else ($best.rate | round) end), unit: "records/s",
-	            samples: [], stddev: null, kernel: $kernel,
-	            command: (if $best == null then null else $cmd[$best.label] end)} ]
-	    + (if $haveprof | not then [] else
-	       [ ["bpf_programs_pct", "trace_call_bpf", "fio CPU samples inside the BPF programs (trace_call_bpf, children)"],
-	         ["ringbuf_wakeup_pct", "irq_work_queue", "fio CPU samples in ring-buffer wakeups (irq_work_queue: a self-IPI)"],
-	         ["syscall_tracepoint_pct", "syscall_trace_enter", "fio CPU samples in the syscall-entry tracepoint slow path (syscall_trace_enter)"] ]
-	       | map(. as [$m, $sym, $what] |
-	           {id: "tracer.profile.\($grp.io_uring).\($m)", metric: "profile",
-	            config: "perf record -e cpu-clock -g of one traced \($cfg.io_uring) run: \($what)",
-	            value: ($pf[$sym] // 0), unit: "%", samples: [], stddev: null, kernel: $kernel,
-	            command: "perf record -e cpu-clock -F 1999 -g -- fio ... (under fsaio trace)"}) end)),
-	  ratios: [ $E[] | . as $x
-	    | ratio("tracer.\(.g).traced_over_untraced"; "throughput_ratio";
-	            "tracer.traced.\(.g).iops"; "tracer.untraced.\(.g).iops"; .pair; null;
-	            "wall-clock IOPS traced / untraced, median of \(.pair | length) adjacent pairs; on a shared machine this moves with the neighbours, see cpu_traced_over_untraced"),
-	      ratio("tracer.\(.g).cpu_traced_over_untraced"; "throughput_ratio";
-	            "tracer.untraced.\(.g).cpu_ns_per_io"; "tracer.traced.\(.g).cpu_ns_per_io"; .cpu_pair; $gtrace[.e];
-	            (if .e == "psync" then
-	               "fio CPU per read untraced / traced = the throughput ratio on a CPU of its own. pread makes no trace records (@{tracer.traced.\(.g).records_per_io|r3}@ per read, from other tasks); what is left is what every syscall pays while fsaio attaches syscalls:* tracepoints (syscall_trace_enter/exit slow path): @{tracer.traced.\(.g).added_cpu_ns_per_io|r0}@ ns per read"
-	             else
-	               "Tracing cost: fio CPU per read untraced / traced = the throughput ratio on a CPU of its own. Requests are counted in the kernel (bpf/fsaio_agg.h): @{tracer.traced.\(.g).records_per_io|r3}@ ring-buffer records per read (@{tracer.check.\(.g).records_per_io|r3}@ under fsaio check); tracing adds @{tracer.traced.\(.g).added_cpu_ns_per_io|r0}@ ns of CPU per read (@{tracer.traced.\(.g).added_cpu_ns_per_record|r0}@ ns per record) where 3% would allow @{tracer.untraced.\(.g).cpu_ns_per_io*0.03|r0}@ ns"
-	               + (if $haveprof then "; perf: \($pf["trace_call_bpf"] // 0)% of the traced fio CPU is in BPF programs, \($pf["irq_work_queue"] // 0)% in ring-buffer wakeups (irq_work self-IPI: an APIC write, a VM exit in a guest), \($pf["syscall_trace_enter"] // 0)% in the syscall tracepoint entry path" else "" end)
-	               + "; \($lossline)"
-	             end)),
-	      (if (.check_pair | length) > 0 then
-	        ratio("tracer.\(.g).cpu_check_over_untraced"; "throughput_ratio";
-	              "tracer.untraced.\(.g).cpu_ns_per_io"; "tracer.check.\(.g).cpu_ns_per_io"; .check_pair; $gcheck[.e];
-	              "fio CPU per read untraced / under fsaio check -- fio (every event judged; plain io_uring lifecycles folded in the kernel, bpf/fsaio_fold.h: @{tracer.check.\(.g).records_per_io|r3}@ records per read)")
-	       else empty end),
-	      (if (.bt_pair | length) > 0 then
-	        ratio("tracer.\(.g).cpu_bpftrace_over_untraced"; "throughput_ratio";
-	              "tracer.untraced.\(.g).cpu_ns_per_io"; "tracer.bpftrace.\(.g).cpu_ns_per_io"; .bt_pair; null;
-	              "fio CPU per read untraced / under the bpftrace one-liner: \($btprog | gsub("\n"; " "))"),
-	        ratio("tracer.\(.g).cpu_bpftrace_over_fsaio_trace"; "cost_ratio";
-	              "tracer.bpftrace.\(.g).cpu_ns_per_io"; "tracer.traced.\(.g).cpu_ns_per_io"; .bt_vs_trace; $gbt;
-	              "fio CPU per read under bpftrace / under fsaio trace, per adjacent tuple: >= 1 means fsaio trace costs no more than the one-liner a user would pick instead (which counts less: no submits, no retries, no sleep contexts)")
-	       else empty end) ]
-	}'
+	      --rawfile prof "$WORK/profile.tsv" 'include "bench"; tracer_part($ARGS.named)'
 }
 
 # ------------------------------------------------------------ VM parts
@@ -527,28 +383,22 @@ validate_parts() {
 	for f in "$PARTS_DIR"/*.json; do
 		[[ -e $f ]] || continue
 		name=$(basename "$f" .json)
-		why=$(jq -r --arg s "$SCHEMA" --arg n "$name" '
-			if type != "object" then "not a JSON object"
-			elif .schema != $s then "schema is \(.schema | tojson), not \($s | tojson)"
-			elif .part != $n then "part is \(.part | tojson), file name says \($n | tojson)"
-			elif (.figures | type) != "array" or (.ratios | type) != "array" then "figures/ratios are not arrays"
-			elif ([.figures[], .ratios[] | select((.id | type) != "string")] | length) > 0 then "an entry without an id"
-			else empty end' "$f" 2>&1)
+		why=$(jq -r -L "$ROOT/ci/bench" --arg s "$SCHEMA" --arg n "$name" \
+			'include "bench"; validate_part($s; $n)' "$f" 2>&1)
 		[[ -z $why ]] && continue
 		part_stub "$name" error "parts/$name.json rejected: $(head -c 300 <<<"$why")"
 	done
 }
 
 host_json() {
-	jq -n --arg kernel "$(uname -r)" --argjson cpus "$(nproc)" \
+	jq -n -L "$ROOT/ci/bench" --arg kernel "$(uname -r)" --argjson cpus "$(nproc)" \
 	      --arg cpu "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" \
 	      --argjson mem_mib "$(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo)" \
 	      --arg virt "$(systemd-detect-virt 2>/dev/null || echo unknown)" \
 	      --arg load "$(cut -d' ' -f1-3 /proc/loadavg)" \
 	      --arg commit "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- 2>/dev/null || echo -dirty)" \
 	      --arg fio "$(fio --version 2>/dev/null)" \
-	      '{kernel: $kernel, cpus: $cpus, cpu_model: $cpu, mem_mib: $mem_mib, virtualization: $virt,
-	        loadavg_at_start: $load, fsaio_commit: $commit, fio: $fio}'
+	      'include "bench"; host($kernel; $cpus; $cpu; $mem_mib; $virt; $load; $commit; $fio)'
 }
 
 # merge: parts in a fixed order (tracer, the VM parts, any other), figures
@@ -563,23 +413,9 @@ merge() {
 	for f in "$PARTS_DIR"/*.json; do
 		[[ -e $f && " ${order[*]} " != *" $(basename "$f" .json) "* ]] && files+=("$f")
 	done
-	jq -n --arg schema "$SCHEMA" --arg gen "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-	      --argjson host "$HOST" --arg cmd "make bench (ci/bench/bench.sh; BENCH_PARTS='$SELECT' BENCH_RUNTIME=$RUNTIME BENCH_PAIRS=$PAIRS${BENCH_BASE:+ BENCH_BASE=$BENCH_BASE})" '
-	def goal_met($v; $g):
-	  [$g | strings | capture("^\\s*(?<op><=|>=|<|>)\\s*(?<n>[-+0-9.eE]+)\\s*$")
-	   | (.n | tonumber) as $n
-	   | if $v == null then null elif .op == "<=" then $v <= $n elif .op == ">=" then $v >= $n
-	     elif .op == "<" then $v < $n else $v > $n end];
-	[inputs] as $p
-	| {schema: $schema, generated: $gen, command: $cmd, host: $host,
-	   parts: [$p[] | {name: .part, status: (.status // "ok"), reason: (.reason // null),
-	                   kernel: (.kernel // null), seconds: (.seconds // null),
-	                   figures: (.figures | length), ratios: (.ratios | length)}],
-	   figures: [$p[] | .part as $n | .figures[] | {part: $n} + .],
-	   ratios: [$p[] | .part as $n | .ratios[] | {part: $n} + .
-	            | goal_met(.value; .goal) as $m | if ($m | length) == 1 then .met = $m[0] else . end]}
-	| .duplicate_ids = ([.figures[].id, .ratios[].id] | group_by(.) | map(select(length > 1) | .[0]))
-	| if (.duplicate_ids | length) == 0 then del(.duplicate_ids) else . end' "${files[@]}"
+	jq -n -L "$ROOT/ci/bench" --arg schema "$SCHEMA" --arg gen "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+	      --argjson host "$HOST" --arg cmd "make bench (ci/bench/bench.sh; BENCH_PARTS='$SELECT' BENCH_RUNTIME=$RUNTIME BENCH_PAIRS=$PAIRS${BENCH_BASE:+ BENCH_BASE=$BENCH_BASE})" \
+	      'include "bench"; merge($schema; $gen; $cmd; $host)' "${files[@]}"
 }
 
 # ------------------------------------------------------------ main
@@ -623,7 +459,8 @@ echo
 echo
 if ci/bench/bench-plot.sh "$OUT/bench.json" "$OUT"; then
 	# The plot list goes into bench.json too (the figures are unchanged).
-	jq --slurpfile p "$OUT/plots.json" '.plots = $p[0]' "$OUT/bench.json" >"$OUT/bench.json.tmp" &&
+	jq -L "$ROOT/ci/bench" --slurpfile p "$OUT/plots.json" 'include "bench"; with_plots($p[0])' \
+		"$OUT/bench.json" >"$OUT/bench.json.tmp" &&
 		mv "$OUT/bench.json.tmp" "$OUT/bench.json"
 else
 	msg "ERROR: plotting failed"
@@ -636,7 +473,7 @@ if [[ $(id -u) -ne 0 ]]; then
 	exit "$EXIT_SKIP"
 fi
 # A part that reports an error itself (the VM hook's) is an ERROR too.
-bad=$(jq -r '[.parts[] | select(.status == "error") | .name] | join(" ")' "$OUT/bench.json")
+bad=$(jq -r -L "$ROOT/ci/bench" 'include "bench"; error_parts' "$OUT/bench.json")
 [[ -z $bad ]] || { msg "ERROR in part(s): $bad"; ERRORS=$((ERRORS + 1)); }
 ((ERRORS == 0)) || die "$ERRORS part(s) or step(s) failed; see above"
 exit "$EXIT_PASS"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of ci/bench/bench-vm.sh part "fsaio-table": run every configuration
-# of the modern FSAIO table on this kernel, one fio run per cell, on the
-# slow ext4 scratch disk (ci/vm/vm-run.sh --slow MS --disks ext4).
+# of the modern FSAIO table on this kernel, one fio run per cell, on ext4
+# over dm-delay that it builds in guest RAM (ci/vm/vm-run.sh --disks none).
 #
 #   ci/bench/table-guest.sh OUTDIR RUNTIME SIZE DELAY_MS [CELL-FILTER] [XCHECK-RUNTIME]
 #

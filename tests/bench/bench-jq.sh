@@ -1,0 +1,131 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The benchmark JSON module ci/bench/bench.jq, checked without measuring:
+# make bench calls its defs only after minutes of runs, so a def that no
+# longer parses or no longer reproduces the committed result would show
+# late.  Needs jq only (no root, no BPF, no fio, no QEMU); about a second.
+#
+#   tests/bench/bench-jq.sh [-h]
+#
+# Checks: the module compiles; every part of docs/bench/bench.json taken
+# over (carry_over), validated (validate_part) and merged again (merge)
+# gives back its parts, figures and ratios unchanged; fill_notes leaves
+# filled notes alone; the device-classes table prints a row per group;
+# the tracer part of a small synthetic run is a valid part file with
+# unique ids; the fio readers and the VM parts' row defs read a fio JSON
+# as the scripts expect; the plot defs table the committed figures.
+# Ends with "N passed, N failed"; exit status EXIT_PASS or EXIT_FAIL
+# (harness/exit_status.h, through ci/lib.sh).
+
+# shellcheck disable=SC2016,SC2317 # jq programs in single quotes; checks called through check()
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. ci/lib.sh
+[[ ${1:-} == -h || ${1:-} == --help ]] && usage "$EXIT_PASS"
+[[ $# -eq 0 ]] || usage_error "no arguments"
+command -v jq >/dev/null || die "jq not installed (ci/install-deps.sh)"
+BASE=docs/bench/bench.json
+SCHEMA=fsaio-bench/1
+T=$(mktemp -d /tmp/fsaio-bench-jq.XXXXXX) || die "mktemp failed"
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+check() {	# check NAME COMMAND...: one result line
+	if "${@:2}" >"$T/out" 2>&1; then
+		pass=$((pass + 1)); echo "ok $((pass + fail)) - $1"
+	else
+		fail=$((fail + 1)); echo "not ok $((pass + fail)) - $1"; sed 's/^/# /' "$T/out" | head -20
+	fi
+}
+bjq() { jq -L ci/bench "$@"; }
+
+check "bench.jq compiles" bjq -n 'include "bench"; empty'
+
+# carry_over + validate_part + merge is the identity on the committed result
+roundtrip() {
+	local p files=() why
+	for p in $(jq -r '.parts[].name' "$BASE"); do
+		bjq -e --arg s "$SCHEMA" --arg p "$p" 'include "bench"; carry_over($s; $p)' "$BASE" >"$T/$p.json" ||
+			{ echo "carry_over $p: nothing"; return 1; }
+		why=$(bjq -r --arg s "$SCHEMA" --arg n "$p" 'include "bench"; validate_part($s; $n)' "$T/$p.json")
+		[[ -z $why ]] || { echo "validate_part $p: $why"; return 1; }
+		files+=("$T/$p.json")
+	done
+	# byte for byte, key order included: what `fsaio bench show` prints
+	bjq -n --arg s "$SCHEMA" --argjson h '{}' 'include "bench"; merge($s; "g"; "c"; $h)' "${files[@]}" |
+		jq '{parts, figures, ratios}' >"$T/merged.json" &&
+		jq '{parts, figures, ratios}' "$BASE" | cmp - "$T/merged.json"
+}
+check "carry_over, validate_part, merge give $BASE back" roundtrip
+absent() { ! bjq -e --arg s "$SCHEMA" --arg p nosuch 'include "bench"; carry_over($s; $p)' "$BASE"; }
+check "carry_over of an absent part gives nothing" absent
+wrong_schema() {
+	[[ $(echo '{"schema": "v2", "part": "p"}' |
+	     bjq -r --arg s "$SCHEMA" --arg n p 'include "bench"; validate_part($s; $n)') == "schema is \"v2\", not \"$SCHEMA\"" ]]
+}
+check "validate_part rejects a wrong schema" wrong_schema
+filled() { bjq 'include "bench"; fill_notes' "$BASE" | jq -e --slurpfile b "$BASE" '.ratios == $b[0].ratios'; }
+check "fill_notes leaves filled notes alone" filled
+classes_table() {
+	local groups
+	groups=$(jq '[.figures[] | select(.part == "device-classes" and (.id | endswith(".iops"))) | .group]
+		| unique | length' "$BASE")
+	[[ $(jq -r -f ci/bench/classes-table.jq "$BASE" | wc -l) -eq $((2 + groups)) ]]
+}
+check "classes-table.jq: a header and a row per group" classes_table
+
+# A fio JSON as fio writes it, trimmed to what the defs read.
+cat >"$T/fio.json" <<'EOF'
+{"jobs": [{"error": 0, "usr_cpu": 10, "sys_cpu": 40, "job options": {"rw": "randread"},
+  "read": {"iops": 1000.5, "bw_bytes": 4098000, "total_ios": 2001, "runtime": 2000,
+           "slat_ns": {"mean": 5000, "percentile": {"50.000000": 4000, "99.000000": 9000}},
+           "clat_ns": {"percentile": {"50.000000": 100000, "99.000000": 300000}}},
+  "write": {"iops": 0, "total_ios": 0}}]}
+EOF
+check "fio_ok, fio_cpu_s" bjq -e 'include "bench"; fio_ok and fio_cpu_s == 1' "$T/fio.json"
+check "table_row reads a fio cell" bjq -e 'include "bench";
+	table_row("stock"; "libaio-buffered"; "randread-4k"; "r"; 3; "f")
+	| .dir == "read" and .mbps == 4.098 and .slat == [{p: 50, us: 4}, {p: 99, us: 9}] and .clat_p99_us == 300' "$T/fio.json"
+check "classes_row, stapcost_row read a fio cell" bjq -e 'include "bench";
+	classes_row("stock"; "c"; "w"; 100; 8; "r"; 3; "f").clat_p50_us == 100
+	and stapcost_row("psync"; "bpf"; 1; 5; 0; "f").ios == 2001' "$T/fio.json"
+
+# The tracer part of three synthetic rounds per engine, one sweep run.
+tracer() {
+	local e m p
+	: >"$T/runs.tsv"; : >"$T/cmds.tsv"; : >"$T/prof.tsv"
+	for e in psync io_uring; do
+		for p in 1 2 3; do
+			for m in untraced traced check bpftrace; do
+				printf '%s\t%s\t%s\t%s\t%s\t2000\t%s\t0\t0.01\t%s\n' "$m" "$e-$m-$p" "$e" \
+					$((500000 - p * 1000)) $((1000000 - p * 2000)) $((p * 100)) "1.$p" >>"$T/runs.tsv"
+				printf '%s\tfio %s\n' "$e-$m-$p" "$e" >>"$T/cmds.tsv"
+			done
+		done
+	done
+	printf 'traced\tio_uring-2jobs\tio_uring\t900000\t1800000\t2000\t50\t0\t0.1\t2.5\n' >>"$T/runs.tsv"
+	printf 'trace_call_bpf\t1.5\n' >"$T/prof.tsv"
+	bjq -n --arg schema "$SCHEMA" --arg kernel k --argjson seconds 1 --argjson runtime 2 --argjson pairs 3 \
+		--arg size 128m --argjson depth 8 --argjson nice -20 --arg gtp ">= 0.99" --arg gtu ">= 0.95" \
+		--arg gcp "" --arg gcu ">= 0.80" --arg gbt ">= 1.0" --arg btprog "tracepoint:x { }" \
+		--rawfile runs "$T/runs.tsv" --rawfile cmds "$T/cmds.tsv" --rawfile prof "$T/prof.tsv" \
+		'include "bench"; tracer_part($ARGS.named)' >"$T/tracer.json" || return 1
+	[[ -z $(bjq -r --arg s "$SCHEMA" --arg n tracer 'include "bench"; validate_part($s; $n)' "$T/tracer.json") ]] &&
+		jq -e '([.figures[].id, .ratios[].id] | length == (unique | length)) and (.figures | length) == 33
+			and (.ratios | length) == 10' "$T/tracer.json"
+}
+check "tracer_part: a valid part file, 33 figures, 10 ratios, unique ids" tracer
+
+pivot() {
+	[[ $(bjq -r 'include "bench"; plot_pivot(.part == "tracer" and (.id | test("^tracer\\.(un)?traced\\.[^.]+\\.iops$")))' \
+	     "$BASE" | wc -l) -eq 3 ]]
+}
+check "plot_pivot: the tracer IOPS, a header and a row per engine" pivot
+plot_list() {
+	printf 'a\tdrawn\ta.svg a.png\nb\tskipped\tno figures\n' | bjq -Rn -c 'include "bench"; plot_list' |
+		grep -qxF '[{"name":"a","status":"drawn","files":["a.svg","a.png"]},{"name":"b","status":"skipped","reason":"no figures"}]'
+}
+check "plot_list: plots.tsv to plots.json" plot_list
+
+echo "$pass passed, $fail failed"
+((fail == 0)) || exit "$EXIT_FAIL"
+exit "$EXIT_PASS"
