@@ -158,7 +158,7 @@ e2e: all ## the end-to-end tests on the running kernel (tests/e2e/run.sh [NAME..
 
 # The docs tell the truth: links and paths exist, every option is in the
 # man page, README stays short, no work-tracking words (tests/docs/).
-DOC_CHECK := tests/docs/check-docs.sh
+DOC_CHECK := tests/docs/check-docs.sh tests/bench/bench-jq.sh
 
 # The event-log fuzzer and the corruption rule (tests/fuzz/README.md):
 # make fuzz, and $(FUZZ_CHECKS) beside the unit tests in every check.

@@ -126,6 +126,7 @@ plot_list() {
 }
 check "plot_list: plots.tsv to plots.json" plot_list
 
-echo "$pass passed, $fail failed"
+echo "1..$((pass + fail))"
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"	# tests/run-all.sh adds it up
 ((fail == 0)) || exit "$EXIT_FAIL"
 exit "$EXIT_PASS"
