@@ -156,9 +156,11 @@ unit: $(UNIT_TESTS) ## the unit tests (kselftest_harness), linked against the pu
 e2e: all ## the end-to-end tests on the running kernel (tests/e2e/run.sh [NAME...])
 	tests/e2e/run.sh
 
-# The docs tell the truth: links and paths exist, every option is in the
-# man page, README stays short, no work-tracking words (tests/docs/).
-DOC_CHECK := tests/docs/check-docs.sh tests/bench/bench-jq.sh
+# Checks of the tree that need no kernel: the docs tell the truth (links
+# and paths exist, every option is in the man page, README stays short,
+# no work-tracking words: tests/docs/), the bench JSON module builds what
+# the committed bench.json holds (tests/bench/).
+TREE_CHECKS := tests/docs/check-docs.sh tests/bench/bench-jq.sh
 
 # The event-log fuzzer and the corruption rule (tests/fuzz/README.md):
 # make fuzz, and $(FUZZ_CHECKS) beside the unit tests in every check.
@@ -167,20 +169,20 @@ include tests/fuzz/fuzz.mk
 VMTIER	?= both
 check: all $(UNIT_TESTS) $(FUZZ_BIN) $(CORRUPT_TEST) ## unit + e2e on this kernel + the suite in QEMU on stock and patched 6.12 (VMTIER=stock|patched|none)
 	@$(if $(filter none,$(VMTIER)),,ci/install-deps.sh --check --vm &&) \
-	tests/run-all.sh $(if $(filter none,$(VMTIER)),,--vm $(VMTIER)) $(UNIT_TESTS) $(FUZZ_CHECKS) $(DOC_CHECK)
+	tests/run-all.sh $(if $(filter none,$(VMTIER)),,--vm $(VMTIER)) $(UNIT_TESTS) $(FUZZ_CHECKS) $(TREE_CHECKS)
 
 # The debug flavour (KASAN, lockdep on top of the default detectors) of the
 # patched kernel: slower to build (cold ~25 min) and to run, so not in
 # `make check`; resolving a change to the series requires it.
 check-debug: all $(UNIT_TESTS) $(FUZZ_BIN) $(CORRUPT_TEST) ## make check on the KASAN + lockdep flavour of the patched kernel
 	@ci/install-deps.sh --check --vm && \
-	FLAVOR=debug tests/run-all.sh --vm patched $(UNIT_TESTS) $(FUZZ_CHECKS) $(DOC_CHECK)
+	FLAVOR=debug tests/run-all.sh --vm patched $(UNIT_TESTS) $(FUZZ_CHECKS) $(TREE_CHECKS)
 
 check-host: all $(UNIT_TESTS) $(FUZZ_BIN) $(CORRUPT_TEST) ## unit + e2e tests on the running kernel only
-	@tests/run-all.sh $(UNIT_TESTS) $(FUZZ_CHECKS) $(DOC_CHECK)
+	@tests/run-all.sh $(UNIT_TESTS) $(FUZZ_CHECKS) $(TREE_CHECKS)
 
 check-load: all $(UNIT_TESTS) $(FUZZ_BIN) $(CORRUPT_TEST) ## check-host with stress-ng loading every CPU twice over beside it
-	@tests/load/check-load.sh $(UNIT_TESTS) $(FUZZ_CHECKS) $(DOC_CHECK)
+	@tests/load/check-load.sh $(UNIT_TESTS) $(FUZZ_CHECKS) $(TREE_CHECKS)
 
 run: all ## the main job: fsaio check over the default workload suite
 	./fsaio check
