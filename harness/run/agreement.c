@@ -80,17 +80,17 @@ void check_agreement(struct run_result *r, const struct workload *w,
 		double fio_us = wr->slat_mean_ns / 1e3;
 		double blocked_us = es->blocked_ns / 1e3 / es->submit_calls;
 
-		/* fio's slat adds its own user-space work per I/O, so allow
-		 * 50% + 50 us; a tracer that missed or invented blocking time
-		 * would be off by the device latency.  Sleeps inside submit
-		 * cannot outlast the submit calls themselves. */
+		/* fio's slat brackets the submit call from user space: it adds
+		 * fio's own work per I/O and, on a busy machine, the time fio
+		 * waited for a CPU around the call (360 us of slat against 121
+		 * us in the syscall, measured beside a stress-ng load).  So a
+		 * slat above the traced time says nothing about the trace; the
+		 * trace seeing more time in submit than fio around it (50% +
+		 * 50 us of slack), or sleeps outlasting the calls, is wrong. */
 		double slack = 0.5 * (fio_us > traced_us ? fio_us : traced_us) + 50;
-		/* A verify write job's slat also counts buffer filling (slow
-		 * under TCG): then only "the trace saw no more than fio did". */
-		int fio_over = !wr->slat_has_fill && fio_us - traced_us > slack;
+		int fio_over = fio_us - traced_us > slack;
 
-		if (fio_over || traced_us - fio_us > slack ||
-		    blocked_us > traced_us * 1.01 + 1) {
+		if (traced_us - fio_us > slack || blocked_us > traced_us * 1.01 + 1) {
 			invariant_set(ir, name, VERDICT_FAIL, wr->submitted,
 				  "%s: fio slat mean %.1f us but traced submit %.1f us/call"
 				  " (blocked %.1f us/call)", wr->engine, fio_us,
@@ -101,7 +101,8 @@ void check_agreement(struct run_result *r, const struct workload *w,
 			  "%s: %" PRIu64 "/%" PRIu64 " as traced; fio slat mean %.1f us%s,"
 			  " traced submit %.1f us/call, blocked %.1f us/call",
 			  wr->engine, wr->submitted, wr->completed, fio_us,
-			  wr->slat_has_fill ? " (incl. verify buffer fill: upper bound)" : "",
+			  wr->slat_has_fill ? " (incl. verify buffer fill: upper bound)" :
+			  fio_over ? " (fio's own work and CPU waits around the call)" : "",
 			  traced_us, blocked_us);
 		return;
 	}
