@@ -75,6 +75,9 @@ struct lc {
 };
 _Static_assert(sizeof(struct lc) <= 168, "struct lc grew: a million requests cost 168 MB");
 
+/* The lists of lifecycles in struct checker.list_tab */
+enum { LIST_LIVE, LIST_OVF, LIST__COUNT };
+
 /* A thread's libaio batch awaiting its SUBMIT_DONE. */
 struct thr {
 	uint32_t pid;
@@ -114,7 +117,16 @@ struct checker {
 
 	struct lc *lcs;
 	uint32_t nr_lcs, cap_lcs;
-	struct table req_tab;
+	/* How an event finds its lifecycle without a walk over the others
+	 * (checker.c, "Finding a lifecycle"): */
+	struct table exact_tab;	/* (engine, tgid, req) -> its lifecycle */
+	struct table first_tab;	/* (engine, req) -> its first lifecycle */
+	/* lists of lifecycles, oldest first, with their links per lifecycle:
+	 * LIST_LIVE (engine, req) -> those in flight; LIST_OVF (ring,
+	 * user_data, OVF_*) -> io_uring ones in flight or ended by an
+	 * overflowed CQE */
+	struct table list_tab[LIST__COUNT];
+	struct tlink *link[LIST__COUNT];
 
 	struct thr *thrs;
 	uint32_t nr_thrs, cap_thrs;
