@@ -47,7 +47,8 @@ enum rstate { R_IDLE, R_ARMED, R_WOKEN };
 
 /* One request lifecycle, kept for the life of the checker and reused when
  * the same key is submitted again: one per distinct (engine, tgid, req), so
- * its size bounds the checker's memory on a long trace (see the assert). */
+ * its size (see the assert), with its index links (struct tlink, one per
+ * list), bounds the checker's memory on a long trace. */
 struct lc {
 	uint64_t req;
 	uint64_t born;		/* st.records at SUBMIT: orders against PROC_EXIT/IO_DESTROY */
