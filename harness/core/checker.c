@@ -9,16 +9,17 @@
  * Decisions (the invariants of README "How results are reported", made
  * exact; the reports rely on them):
  *
- * Identity.  A lifecycle is keyed by (engine, tgid, req).  The hash is over
- * req only, so events that run outside the submitter (libaio kernel
- * completion in IRQ context, wake callbacks, kworker resumes) still find
- * their request: such events (COMPLETE, RETRY, WAKE, RESUME, PUNT) may
- * match any lifecycle with the same req (and the same engine, unless the
- * record's engine is NONE), preferring one that can take the event (a
- * COMPLETE goes to one not yet completed, a WAKE to an armed one), the
- * exact key next, then one in flight.  fork()ed workers with equal iocb
- * addresses thus stay apart as long as the tracer's tgid is right for
- * SUBMIT and REAP.  SUBMIT and REAP run in the submitting process and must
+ * Identity.  A lifecycle is keyed by (engine, tgid, req).  Events that run
+ * outside the submitter (libaio kernel completion in IRQ context, wake
+ * callbacks, kworker resumes) must still find their request: such events
+ * (COMPLETE, RETRY, WAKE, RESUME, PUNT) may match any lifecycle with the
+ * same req (and the same engine, unless the record's engine is NONE),
+ * preferring the exact key if it can take the event, then the oldest
+ * that can (a COMPLETE goes to one not yet completed, a WAKE to an armed
+ * one), the exact key next, then the oldest in flight (lc_find; "Finding
+ * a lifecycle" says how each is found without a scan).  fork()ed workers
+ * with equal iocb addresses thus stay apart as long as the tracer's tgid
+ * is right for SUBMIT and REAP.  SUBMIT and REAP run in the submitting process and must
  * match exactly.  A SUBMIT of a key whose lifecycle is finished starts a new
  * lifecycle (pointers are recycled); a SUBMIT of a key still in flight is
  * an exactly_once violation (the previous lifecycle never completed).
@@ -114,11 +115,6 @@
 
 /* ---------- lifecycles ---------- */
 
-static uint64_t lc_key(const void *ctx, uint32_t i)
-{
-	return ((const struct checker *)ctx)->lcs[i].req;
-}
-
 static uint64_t thr_key(const void *ctx, uint32_t i)
 {
 	return ((const struct checker *)ctx)->thrs[i].pid;
@@ -147,40 +143,247 @@ static bool lc_wants(const struct lc *l, unsigned type)
 	}
 }
 
+/* io_uring_complete cflags, carried in COMPLETE.arg0 by the tracer */
+#define CQE_F_MORE	(1u << 1)	/* IORING_CQE_F_MORE: multishot, more to come */
+#define CQE_F_NOTIF	(1u << 3)	/* IORING_CQE_F_NOTIF: a zero-copy send's notification */
+#define OP_SEND_ZC	47		/* IORING_OP_SEND_ZC */
+#define OP_SENDMSG_ZC	48		/* IORING_OP_SENDMSG_ZC */
+
+/* A zero-copy send: its own CQE (F_MORE when a notification follows) is
+ * the last of its req struct; the notification CQE (F_NOTIF) comes from a
+ * request the kernel allocated itself (io_alloc_notif), never submitted,
+ * on a req struct that may be any finished or recycled one. */
+static bool lc_zc_send(const struct lc *l)
+{
+	return l->engine == FSAIO_ENGINE_IO_URING &&
+	       (l->opcode == OP_SEND_ZC || l->opcode == OP_SENDMSG_ZC);
+}
+
+/* ---------- finding a lifecycle ---------- */
+
+/*
+ * Long traces hold many lifecycles of one req (forked workers submitting
+ * the same iocb address, one program reusing its iocb) or of one ring and
+ * user_data (liburing's default user_data is 0), so every event finds its
+ * lifecycle through an index, never a walk over the others:
+ *   exact_tab: (engine, tgid, req), for SUBMIT and REAP, and the first
+ *     choice of the events that may run outside the submitter;
+ *   LIST_LIVE: the lifecycles in flight of (engine, req), for those
+ *     events when the exact one cannot take them (lc_find);
+ *   first_tab: the first lifecycle of (engine, req), their last resort;
+ *   LIST_OVF: the io_uring lifecycles of (ring, user_data) in flight,
+ *     zero-copy sends apart (OVF_ZC), and those an overflowed CQE ended
+ *     (OVF_ENDED), for overflowed CQEs, which name no req (on_overflow).
+ * Lifecycles are never freed, so creation order is index order; the lists
+ * keep it (table.h), and each lookup takes the first in that order that
+ * fits, as a walk over all lifecycles in creation order would.  The lists
+ * hold live requests only, and the ones ended by an overflowed CQE until
+ * their req is submitted again or the CQE moves on (ovf_move).
+ */
+enum { OVF_NONE, OVF_INFLIGHT, OVF_ZC, OVF_ENDED };
+
+struct key {
+	uint64_t a, b;
+	uint32_t k;
+};
+
+static uint64_t key_hash(struct key x)
+{
+	return x.a ^ ((x.b + 1) * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)x.k << 56);
+}
+
+static struct key exact_key(const struct checker *c, uint32_t i)
+{
+	const struct lc *l = &c->lcs[i];
+
+	return (struct key){ l->req, l->tgid, l->engine };
+}
+
+static struct key req_key(const struct checker *c, uint32_t i)
+{
+	const struct lc *l = &c->lcs[i];
+
+	return (struct key){ l->req, 0, l->engine };
+}
+
+static struct key ovf_key(const struct checker *c, uint32_t i)
+{
+	const struct lc *l = &c->lcs[i];
+
+	return (struct key){ l->ring, l->user_data, c->link[LIST_OVF][i].in };
+}
+
+/* the keys hashed, for table_grow() and table_del() */
+static uint64_t exact_hash(const void *c, uint32_t i)
+{
+	return key_hash(exact_key(c, i));
+}
+
+static uint64_t req_hash(const void *c, uint32_t i)
+{
+	return key_hash(req_key(c, i));
+}
+
+static uint64_t ovf_hash(const void *c, uint32_t i)
+{
+	return key_hash(ovf_key(c, i));
+}
+
+typedef struct key (*key_fn)(const struct checker *c, uint32_t i);
+static const key_fn list_key[LIST__COUNT] = { req_key, ovf_key };
+static uint64_t (*const list_hash[LIST__COUNT])(const void *, uint32_t) = {
+	req_hash, ovf_hash,
+};
+
+/* The slot of t that holds key k, or the empty one where it would go. */
+static uint32_t probe(const struct checker *c, const struct table *t, key_fn key_of,
+		      struct key k)
+{
+	uint32_t h, v;
+
+	for (h = hash64(key_hash(k)) & t->mask; (v = t->slot[h]); h = (h + 1) & t->mask) {
+		struct key x = key_of(c, v - 1);
+
+		if (x.a == k.a && x.b == k.b && x.k == k.k)
+			break;
+	}
+	return h;
+}
+
+static struct lc *lookup(struct checker *c, const struct table *t, key_fn key_of,
+			 struct key k)
+{
+	uint32_t v = t->slot[probe(c, t, key_of, k)];
+
+	return v ? &c->lcs[v - 1] : NULL;
+}
+
+/* The member after l of the list that starts at head; NULL after its last. */
+static struct lc *list_next(struct checker *c, unsigned list, const struct lc *l,
+			    const struct lc *head)
+{
+	struct lc *n = &c->lcs[c->link[list][l - c->lcs].next];
+
+	return n == head ? NULL : n;
+}
+
+/* The first of the list with key k other than `not`, or NULL. */
+static struct lc *list_first(struct checker *c, unsigned list, struct key k,
+			     const struct lc *not)
+{
+	struct lc *head = lookup(c, &c->list_tab[list], list_key[list], k);
+
+	return head && head == not ? list_next(c, list, head, head) : head;
+}
+
+/* The older of two lifecycles, either may be NULL. */
+static struct lc *lc_older(struct lc *a, struct lc *b)
+{
+	return !a || (b && b < a) ? b : a;
+}
+
+/* Lifecycle i joins the list `list` under `in` (its OVF_* for LIST_OVF). */
+static void list_join(struct checker *c, unsigned list, uint32_t i, uint8_t in)
+{
+	struct table *t = &c->list_tab[list];
+
+	if (table_full(t) && table_grow(t, list_hash[list], c)) {
+		c->oom++;
+		return;
+	}
+	c->link[list][i].in = in;
+	tlist_add(t, probe(c, t, list_key[list], list_key[list](c, i)), c->link[list], i);
+}
+
+static void list_leave(struct checker *c, unsigned list, uint32_t i)
+{
+	struct table *t = &c->list_tab[list];
+
+	tlist_del(t, probe(c, t, list_key[list], list_key[list](c, i)), c->link[list], i,
+		  list_hash[list], c);
+	c->link[list][i].in = 0;
+}
+
+/* Which list of its ring and user_data an io_uring lifecycle is in. */
+static uint8_t ovf_list(const struct lc *l)
+{
+	if (l->engine != FSAIO_ENGINE_IO_URING || !(l->flags & LC_ACTIVE))
+		return OVF_NONE;
+	if (lc_inflight(l))	/* never CQE_BY_OVERFLOW: that one is done */
+		return lc_zc_send(l) ? OVF_ZC : OVF_INFLIGHT;
+	if ((l->cqe & CQE_BY_OVERFLOW) && !(l->flags & LC_ABANDONED))
+		return OVF_ENDED;
+	return OVF_NONE;
+}
+
+/* Put l in the lists its state says: after every change of its flags or
+ * its cqe, and once a SUBMIT has set its keys. */
+static void lc_relist(struct checker *c, struct lc *l)
+{
+	uint32_t i = l - c->lcs;
+	uint8_t in[LIST__COUNT] = { lc_inflight(l), ovf_list(l) };
+	unsigned list;
+
+	for (list = 0; list < LIST__COUNT; list++) {
+		if (c->link[list][i].in == in[list])
+			continue;
+		if (c->link[list][i].in)
+			list_leave(c, list, i);
+		if (in[list])
+			list_join(c, list, i, in[list]);
+	}
+}
+
+/* Take l out of every list: before a SUBMIT changes its keys. */
+static void lc_unlist(struct checker *c, struct lc *l)
+{
+	uint32_t i = l - c->lcs;
+	unsigned list;
+
+	for (list = 0; list < LIST__COUNT; list++)
+		if (c->link[list][i].in)
+			list_leave(c, list, i);
+}
+
 /*
  * Find the lifecycle of a record.  exact: (engine, tgid, req) must match.
  * Otherwise (events that may run outside the submitter) the order is: the
- * exact match if it can take the event, one with the same req and engine
- * (any engine if the record has none) that can, the exact match anyway,
- * one in flight, any.
+ * exact match if it can take the event, the first with the same req and
+ * engine (any engine if the record has none) that can, the exact match
+ * anyway, the first in flight, the first of all.  All that can take an
+ * event are in flight.
  */
 static struct lc *lc_find(struct checker *c, const struct fsaio_record *r, bool exact)
 {
-	struct table *t = &c->req_tab;
 	struct lc *match = NULL, *wants = NULL, *inflight = NULL, *any = NULL;
-	uint32_t h, v;
+	unsigned e;
 
-	for (h = hash64(r->req) & t->mask; (v = t->slot[h]); h = (h + 1) & t->mask) {
-		struct lc *l = &c->lcs[v - 1];
+	if (r->engine != FSAIO_ENGINE_NONE) {
+		match = lookup(c, &c->exact_tab, exact_key,
+			       (struct key){ r->req, r->tgid, r->engine });
+		if (exact || (match && lc_wants(match, r->type)))
+			return match;
+	}
+	for (e = FSAIO_ENGINE_NONE + 1; e < FSAIO_ENGINE__COUNT; e++) {
+		struct key k = { r->req, 0, e };
+		struct lc *head, *l, *w = NULL, *f = NULL;
 
-		if (l->req != r->req)
+		if (r->engine != FSAIO_ENGINE_NONE && r->engine != e)
 			continue;
-		if (r->engine != FSAIO_ENGINE_NONE && l->engine != r->engine)
-			continue;
-		if (l->tgid == r->tgid && l->engine == r->engine) {
-			if (exact || lc_wants(l, r->type))
-				return l;
-			match = l;
-			continue;
+		any = lc_older(any, lookup(c, &c->first_tab, req_key, k));
+		head = lookup(c, &c->list_tab[LIST_LIVE], req_key, k);
+		for (l = head; l; l = list_next(c, LIST_LIVE, l, head)) {
+			if (l == match)
+				continue;
+			if (!f)
+				f = l;
+			if (lc_wants(l, r->type)) {
+				w = l;
+				break;
+			}
 		}
-		if (exact)
-			continue;
-		if (!wants && lc_wants(l, r->type))
-			wants = l;
-		if (!inflight && lc_inflight(l))
-			inflight = l;
-		if (!any)
-			any = l;
+		wants = lc_older(wants, w);
+		inflight = lc_older(inflight, f);
 	}
 	if (wants)
 		return wants;
@@ -191,11 +394,13 @@ static struct lc *lc_find(struct checker *c, const struct fsaio_record *r, bool 
 
 static struct lc *lc_create(struct checker *c, const struct fsaio_record *r)
 {
-	struct table *t = &c->req_tab;
+	struct key k = { r->req, 0, r->engine };
+	bool first = !lookup(c, &c->first_tab, req_key, k);
 	struct lc *l;
-	uint32_t h;
+	uint32_t i, list;
 
-	if ((t->used + 1) * 2 > t->mask + 1 && table_grow(t, lc_key, c)) {
+	if ((table_full(&c->exact_tab) && table_grow(&c->exact_tab, exact_hash, c)) ||
+	    (first && table_full(&c->first_tab) && table_grow(&c->first_tab, req_hash, c))) {
 		c->oom++;
 		return NULL;
 	}
@@ -203,22 +408,36 @@ static struct lc *lc_create(struct checker *c, const struct fsaio_record *r)
 		uint32_t cap = c->cap_lcs ? c->cap_lcs * 2 : 1024;
 		struct lc *n = realloc(c->lcs, (size_t)cap * sizeof(*n));
 
+		if (n)
+			c->lcs = n;
+		for (list = 0; n && list < LIST__COUNT; list++) {
+			struct tlink *lk = realloc(c->link[list], (size_t)cap * sizeof(*lk));
+
+			if (!lk)
+				n = NULL;
+			else
+				c->link[list] = lk;
+		}
 		if (!n) {
 			c->oom++;
 			return NULL;
 		}
-		c->lcs = n;
 		c->cap_lcs = cap;
 	}
-	l = &c->lcs[c->nr_lcs++];
+	i = c->nr_lcs++;
+	l = &c->lcs[i];
 	memset(l, 0, sizeof(*l));
 	l->req = r->req;
 	l->tgid = r->tgid;
 	l->engine = r->engine;
-	for (h = hash64(r->req) & t->mask; t->slot[h]; h = (h + 1) & t->mask)
-		;
-	t->slot[h] = c->nr_lcs;
-	t->used++;
+	for (list = 0; list < LIST__COUNT; list++)
+		c->link[list][i].in = 0;
+	c->exact_tab.slot[probe(c, &c->exact_tab, exact_key, exact_key(c, i))] = i + 1;
+	c->exact_tab.used++;
+	if (first) {
+		c->first_tab.slot[probe(c, &c->first_tab, req_key, k)] = i + 1;
+		c->first_tab.used++;
+	}
 	return l;
 }
 
@@ -405,6 +624,7 @@ static void batch_done(struct checker *c, const struct fsaio_record *r)
 			continue;
 		}
 		l->flags = LC_REJECTED;
+		lc_relist(c, l);
 		c->st.engine[l->engine].submitted--;
 		c->st.by_opcode[l->engine][l->opcode]--;
 		c->lifecycles--;
@@ -495,6 +715,7 @@ static void lc_abandon(struct checker *c, struct lc *l, unsigned why)
 	l->flags |= LC_DONE | LC_ABANDONED;
 	l->flags &= ~LC_PENDING;
 	l->why = why;
+	lc_relist(c, l);
 	c->st.engine[l->engine].abandoned++;
 	c->abandoned[why]++;
 	/* The kernel waited for it: it must have completed, and without a
@@ -559,7 +780,9 @@ static void on_submit(struct checker *c, const struct fsaio_record *r)
 		else
 			fail_note(&c->eonce, l, "submitted again before it completed");
 	}
-	if (!l)
+	if (l)
+		lc_unlist(c, l);	/* its ring and user_data change */
+	else
 		l = lc_create(c, r);
 	if (!l)
 		return;
@@ -579,6 +802,7 @@ static void on_submit(struct checker *c, const struct fsaio_record *r)
 		l->opcode = op < FSAIO_MAX_OPCODE ? op : FSAIO_MAX_OPCODE - 1;
 		c->st.by_opcode[l->engine][l->opcode]++;
 	}
+	lc_relist(c, l);
 	c->lifecycles++;
 	if (l->engine == FSAIO_ENGINE_LIBAIO)
 		batch_add(c, l, r);
@@ -606,26 +830,11 @@ static void check_armed_at_completion(struct checker *c, struct lc *l)
 static void lc_mark_done(struct checker *c, struct lc *l, int32_t res)
 {
 	l->flags |= LC_DONE;
+	lc_relist(c, l);
 	c->st.engine[l->engine].completed++;
 	if (res < 0)
 		c->st.engine[l->engine].errors++;
 	check_armed_at_completion(c, l);
-}
-
-/* io_uring_complete cflags, carried in COMPLETE.arg0 by the tracer */
-#define CQE_F_MORE	(1u << 1)	/* IORING_CQE_F_MORE: multishot, more to come */
-#define CQE_F_NOTIF	(1u << 3)	/* IORING_CQE_F_NOTIF: a zero-copy send's notification */
-#define OP_SEND_ZC	47		/* IORING_OP_SEND_ZC */
-#define OP_SENDMSG_ZC	48		/* IORING_OP_SENDMSG_ZC */
-
-/* A zero-copy send: its own CQE (F_MORE when a notification follows) is
- * the last of its req struct; the notification CQE (F_NOTIF) comes from a
- * request the kernel allocated itself (io_alloc_notif), never submitted,
- * on a req struct that may be any finished or recycled one. */
-static bool lc_zc_send(const struct lc *l)
-{
-	return l->engine == FSAIO_ENGINE_IO_URING &&
-	       (l->opcode == OP_SEND_ZC || l->opcode == OP_SENDMSG_ZC);
 }
 
 /* A completion for no open lifecycle: unknown, rejected or already ended.
@@ -667,23 +876,17 @@ static void complete_lc(struct checker *c, struct lc *l, const struct fsaio_reco
  * CQE ended (done), or one still in flight not ended by one (!done). */
 static struct lc *ovf_sibling(struct checker *c, const struct lc *l, bool done)
 {
-	uint32_t i;
+	struct key k = { l->ring, l->user_data, OVF_ENDED };
+	struct lc *d;
 
 	if (l->engine != FSAIO_ENGINE_IO_URING)
 		return NULL;
-	for (i = 0; i < c->nr_lcs; i++) {
-		struct lc *d = &c->lcs[i];
-
-		if (d == l || d->engine != l->engine || d->ring != l->ring ||
-		    d->user_data != l->user_data || !(d->flags & LC_ACTIVE))
-			continue;
-		if (done && (d->cqe & CQE_BY_OVERFLOW) && (d->flags & LC_DONE) &&
-		    !(d->flags & LC_ABANDONED))
-			return d;
-		if (!done && lc_inflight(d) && !(d->cqe & CQE_BY_OVERFLOW))
-			return d;
-	}
-	return NULL;
+	if (done)
+		return list_first(c, LIST_OVF, k, l);
+	k.k = OVF_INFLIGHT;
+	d = list_first(c, LIST_OVF, k, l);
+	k.k = OVF_ZC;
+	return lc_older(d, list_first(c, LIST_OVF, k, l));
 }
 
 /* The overflowed CQE that ended `from` was `to`'s: `to` ends, `from` is
@@ -697,19 +900,22 @@ static void ovf_move(struct checker *c, struct lc *from, struct lc *to)
 	lc_push(to, FSAIO_EV_COMPLETE, from->kres);
 	from->flags &= ~(LC_DONE | LC_KCOMPLETE);
 	from->cqe &= ~CQE_BY_OVERFLOW;
+	lc_relist(c, to);
+	lc_relist(c, from);
 	c->ovf_moved++;
 }
 
 /*
  * A CQE that did not fit the CQ: traced without its req, named by ring and
- * user_data.  Requests are keyed by req pointer, and io_uring recycles a
- * small set of them, so a scan for the in-flight one is short.  Equal
- * user_data in flight on one ring are interchangeable for the counts.
+ * user_data.  It ends the first in-flight request of both (LIST_OVF);
+ * equal user_data in flight on one ring are interchangeable for the
+ * counts.
  */
 static void on_overflow(struct checker *c, const struct fsaio_record *r)
 {
 	struct engine_stats *es = &c->st.engine[FSAIO_ENGINE_IO_URING];
-	uint32_t i;
+	struct key k = { r->ring, r->user_data, OVF_ZC };
+	struct lc *l;
 
 	es->cq_overflow++;
 	if (r->flags & FSAIO_F_DROPPED)
@@ -718,20 +924,20 @@ static void on_overflow(struct checker *c, const struct fsaio_record *r)
 		es->zc_notifs++;	/* not a request of the program's */
 		return;
 	}
-	for (i = 0; i < c->nr_lcs; i++) {
-		struct lc *l = &c->lcs[i];
-
-		/* F_MORE: a multishot request's intermediate CQE, or a
-		 * zero-copy send's own (last) one */
-		if ((r->arg0 & CQE_F_MORE) && !lc_zc_send(l))
-			continue;
-		if (l->engine == FSAIO_ENGINE_IO_URING && l->ring == r->ring &&
-		    l->user_data == r->user_data && lc_inflight(l)) {
-			complete_lc(c, l, r);
-			if ((l->flags & LC_DONE) && !(l->flags & LC_ABANDONED))
-				l->cqe |= CQE_BY_OVERFLOW;
-			return;
+	/* F_MORE: a multishot request's intermediate CQE, or a zero-copy
+	 * send's own (last) one */
+	l = list_first(c, LIST_OVF, k, NULL);
+	if (!(r->arg0 & CQE_F_MORE)) {
+		k.k = OVF_INFLIGHT;
+		l = lc_older(l, list_first(c, LIST_OVF, k, NULL));
+	}
+	if (l) {
+		complete_lc(c, l, r);
+		if ((l->flags & LC_DONE) && !(l->flags & LC_ABANDONED)) {
+			l->cqe |= CQE_BY_OVERFLOW;
+			lc_relist(c, l);
 		}
+		return;
 	}
 	if (!(r->arg0 & CQE_F_MORE))
 		c->unmatched_uring++;
@@ -1317,7 +1523,9 @@ struct checker *checker_new(const struct checker_config *cfg)
 		return NULL;
 	if (cfg)
 		c->cfg = *cfg;
-	if (table_init(&c->req_tab, 1024) || table_init(&c->thr_tab, 64))
+	if (table_init(&c->exact_tab, 1024) || table_init(&c->first_tab, 1024) ||
+	    table_init(&c->list_tab[LIST_LIVE], 256) || table_init(&c->list_tab[LIST_OVF], 256) ||
+	    table_init(&c->thr_tab, 64))
 		goto err;
 	c->marks_mask = 15;
 	c->marks = calloc(16, sizeof(*c->marks));
@@ -1342,7 +1550,12 @@ void checker_free(struct checker *c)
 	free(c->thr_tab.slot);
 	free(c->seq_bits);
 	free(c->lcs);
-	free(c->req_tab.slot);
+	free(c->exact_tab.slot);
+	free(c->first_tab.slot);
+	for (i = 0; i < LIST__COUNT; i++) {
+		free(c->list_tab[i].slot);
+		free(c->link[i]);
+	}
 	free(c->marks);
 	free(c->mm_gone);
 	free(c->stacks);

@@ -47,7 +47,8 @@ enum rstate { R_IDLE, R_ARMED, R_WOKEN };
 
 /* One request lifecycle, kept for the life of the checker and reused when
  * the same key is submitted again: one per distinct (engine, tgid, req), so
- * its size bounds the checker's memory on a long trace (see the assert). */
+ * its size (see the assert), with its index links (struct tlink, one per
+ * list), bounds the checker's memory on a long trace. */
 struct lc {
 	uint64_t req;
 	uint64_t born;		/* st.records at SUBMIT: orders against PROC_EXIT/IO_DESTROY */
@@ -74,6 +75,9 @@ struct lc {
 	int32_t val[HIST_LEN];
 };
 _Static_assert(sizeof(struct lc) <= 168, "struct lc grew: a million requests cost 168 MB");
+
+/* The lists of lifecycles in struct checker.list_tab */
+enum { LIST_LIVE, LIST_OVF, LIST__COUNT };
 
 /* A thread's libaio batch awaiting its SUBMIT_DONE. */
 struct thr {
@@ -114,7 +118,16 @@ struct checker {
 
 	struct lc *lcs;
 	uint32_t nr_lcs, cap_lcs;
-	struct table req_tab;
+	/* How an event finds its lifecycle without a walk over the others
+	 * (checker.c, "Finding a lifecycle"): */
+	struct table exact_tab;	/* (engine, tgid, req) -> its lifecycle */
+	struct table first_tab;	/* (engine, req) -> its first lifecycle */
+	/* lists of lifecycles, oldest first, with their links per lifecycle:
+	 * LIST_LIVE (engine, req) -> those in flight; LIST_OVF (ring,
+	 * user_data, OVF_*) -> io_uring ones in flight or ended by an
+	 * overflowed CQE */
+	struct table list_tab[LIST__COUNT];
+	struct tlink *link[LIST__COUNT];
 
 	struct thr *thrs;
 	uint32_t nr_thrs, cap_thrs;
