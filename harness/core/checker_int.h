@@ -195,4 +195,33 @@ void on_sleep(struct checker *c, const struct fsaio_record *r);
 void rules_init(struct checker *c);
 void rules_judge(struct checker *c);
 
+/* lookup.c: the lifecycle table (what a lifecycle takes next, finding,
+ * creating and indexing lifecycles) */
+#define CQE_F_MORE	(1u << 1)	/* IORING_CQE_F_MORE: multishot, more to come */
+#define CQE_F_NOTIF	(1u << 3)	/* IORING_CQE_F_NOTIF: a zero-copy send's notification */
+#define OP_SEND_ZC	47		/* IORING_OP_SEND_ZC */
+#define OP_SENDMSG_ZC	48		/* IORING_OP_SENDMSG_ZC */
+enum { OVF_NONE, OVF_INFLIGHT, OVF_ZC, OVF_ENDED };
+struct key {
+	uint64_t a, b;
+	uint32_t k;
+};
+
+uint64_t thr_key(const void *ctx, uint32_t i);
+bool lc_inflight(const struct lc *l);
+bool lc_wants(const struct lc *l, unsigned type);
+bool lc_zc_send(const struct lc *l);
+struct lc *list_first(struct checker *c, unsigned list, struct key k,
+		       const struct lc *not);
+struct lc *lc_older(struct lc *a, struct lc *b);
+void lc_relist(struct checker *c, struct lc *l);
+void lc_unlist(struct checker *c, struct lc *l);
+struct lc *lc_find(struct checker *c, const struct fsaio_record *r, bool exact);
+struct lc *lc_create(struct checker *c, const struct fsaio_record *r);
+void lc_push(struct lc *l, unsigned type, int32_t val);
+void lc_format(const struct lc *l, char *buf, size_t len);
+void lc_reset(struct checker *c, struct lc *l, const struct fsaio_record *r);
+struct lc *list_next(struct checker *c, unsigned list, const struct lc *l,
+		      const struct lc *head);
+
 #endif
