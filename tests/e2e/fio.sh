@@ -68,7 +68,9 @@ t_fio_examples() {
 		out=$WORK/fx-$(basename "$j" .fio)
 		$FSAIO check --json "$out.json" -- fio --output-format=json --output="$out.fio.json" "$j" \
 			>"$out.ktap" 2>&1; rc=$?
-		[[ $rc -eq $EXIT_PASS ]] || fail "$j: rc=$rc $(grep -E '^ *(# .*: |not ok)' "$out.ktap" | head -3)"
+		# what failed, whole: each failing check with its diagnostics
+		[[ $rc -eq $EXIT_PASS ]] || fail "$j: rc=$rc $(grep -E '^ *(# [a-z_]+: |# stack: |not ok)' "$out.ktap" |
+			grep -B3 'not ok' | grep -vE '^--$')"
 		ios=$(jq '[.jobs[] | .read.total_ios + .write.total_ios] | add' "$out.fio.json")
 		sub=$(jq '.engines.libaio.submitted + .engines.io_uring.submitted' "$out.json")
 		comp=$(jq '.engines.libaio.completed + .engines.io_uring.completed' "$out.json")
