@@ -26,7 +26,8 @@
  * SUBMIT records and clears the map: the checker then judges exactly the
  * stream it would have seen, minus the plain pairs, whose counts it adds
  * (checker_add_folded).  io_uring's SUBMIT_DONE records, which the checker
- * only counts, are counted here too.
+ * only counts, are counted here too.  libaio's lifecycles fold the same
+ * way in fsaio_fold_aio.h.
  *
  * The decisions below are shared by the BPF object and the unit tests,
  * which drive them and the checker with the same synthetic streams.
@@ -78,17 +79,24 @@ FSAIO_INLINE __u32 fsaio_fold_slot(__u64 req)
 	       (FSAIO_FOLD_SLOTS - 1);
 }
 
-/* Counted by the BPF side for folded lifecycles, per CPU.  Only __u64
- * fields: user space sums them over CPUs and subtracts a base word by word
- * (harness/live/tracer.h). */
-struct fsaio_fold_counts {
-	__u64 lifecycles;	/* each one SUBMIT and one final COMPLETE */
+/* Counted by the BPF side for folded lifecycles, per CPU and engine.
+ * Only __u64 fields: user space sums them over CPUs and subtracts a base
+ * word by word (harness/live/tracer.h). */
+struct fsaio_fold_engine {
+	__u64 lifecycles;	/* each one SUBMIT and its end (io_uring: the
+				 * final COMPLETE; libaio: the REAP, and the
+				 * kernel COMPLETE where one is traced) */
 	__u64 errors;		/* of those, res < 0 */
 	__u64 by_opcode[FSAIO_FOLD_OPS];
-	/* io_uring SUBMIT_DONE (io_uring_enter calls that submit), which
-	 * the checker only counts: counted here instead of sent */
+	/* SUBMIT_DONE (io_uring_enter calls that submit, io_submit calls
+	 * that took their whole batch), which the checker only counts:
+	 * counted here instead of sent */
 	__u64 submit_calls;
 	__u64 submit_ns;
+};
+
+struct fsaio_fold_counts {
+	struct fsaio_fold_engine e[FSAIO_ENGINE__COUNT];
 };
 
 /* May a new request's submit be kept?  rflags: the SUBMIT record's flags
@@ -198,7 +206,7 @@ FSAIO_INLINE void fsaio_fold_forget(struct fsaio_fold_req *f, __u64 req)
 		__sync_val_compare_and_swap(&f->state, w, FSAIO_FOLD_WORD(w, FSAIO_FOLD_FREE));
 }
 
-FSAIO_INLINE void fsaio_fold_count(struct fsaio_fold_counts *c, __u8 opcode, __s32 res)
+FSAIO_INLINE void fsaio_fold_engine_count(struct fsaio_fold_engine *c, __u32 opcode, __s32 res)
 {
 	c->lifecycles++;
 	if (res < 0)
@@ -206,15 +214,26 @@ FSAIO_INLINE void fsaio_fold_count(struct fsaio_fold_counts *c, __u8 opcode, __s
 	c->by_opcode[opcode < FSAIO_FOLD_OPS ? opcode : FSAIO_FOLD_OPS - 1]++;
 }
 
-/* A folded lifecycle sent after all (FSAIO_FOLD_SEND_CQE: completed
- * again) is the checker's to count now.  Per-CPU counts may go below
- * zero on one CPU; their sum is right. */
-FSAIO_INLINE void fsaio_fold_uncount(struct fsaio_fold_counts *c, const struct fsaio_fold_req *f)
+/* A folded lifecycle sent after all (completed again) is the checker's
+ * to count now.  Per-CPU counts may go below zero on one CPU; their sum
+ * is right. */
+FSAIO_INLINE void fsaio_fold_engine_uncount(struct fsaio_fold_engine *c, __u32 opcode,
+					    __s32 res)
 {
 	c->lifecycles--;
-	if (f->done_res < 0)
+	if (res < 0)
 		c->errors--;
-	c->by_opcode[f->opcode < FSAIO_FOLD_OPS ? f->opcode : FSAIO_FOLD_OPS - 1]--;
+	c->by_opcode[opcode < FSAIO_FOLD_OPS ? opcode : FSAIO_FOLD_OPS - 1]--;
+}
+
+FSAIO_INLINE void fsaio_fold_count(struct fsaio_fold_counts *c, __u8 opcode, __s32 res)
+{
+	fsaio_fold_engine_count(&c->e[FSAIO_ENGINE_IO_URING], opcode, res);
+}
+
+FSAIO_INLINE void fsaio_fold_uncount(struct fsaio_fold_counts *c, const struct fsaio_fold_req *f)
+{
+	fsaio_fold_engine_uncount(&c->e[FSAIO_ENGINE_IO_URING], f->opcode, f->done_res);
 }
 
 /* The SUBMIT record a kept submit stands for (seq, version left to the

@@ -309,8 +309,8 @@ int fsaio_io_uring_enter_exit(struct trace_event_raw_sys_exit *ctx)
 		struct fsaio_fold_counts *c = bpf_map_lookup_elem(&fold_counts, &zero);
 
 		if (c) {
-			c->submit_calls++;
-			c->submit_ns += bpf_ktime_get_ns() - ts;
+			c->e[FSAIO_ENGINE_IO_URING].submit_calls++;
+			c->e[FSAIO_ENGINE_IO_URING].submit_ns += bpf_ktime_get_ns() - ts;
 			return 0;
 		}
 	}

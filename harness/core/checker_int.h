@@ -139,7 +139,7 @@ struct checker {
 	uint64_t abandoned[AB__COUNT];
 
 	uint64_t lifecycles;	/* accepted lifecycles, all engines */
-	uint64_t folded;	/* of those, io_uring ones folded in BPF */
+	uint64_t folded[FSAIO_ENGINE__COUNT];	/* of those, folded in BPF */
 	uint64_t rejected;	/* libaio batch entries io_submit refused */
 	uint64_t unmatched_uring; /* io_uring COMPLETE of unknown requests */
 	uint64_t more_cqes;	/* io_uring F_MORE CQEs traced without req (aux) */

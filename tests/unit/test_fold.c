@@ -122,8 +122,8 @@ static void model_feed(struct checker *c, const struct fsaio_record *r)
 		}
 		send_kept(c, what, &snap);
 	} else if (uring && r->type == FSAIO_EV_SUBMIT_DONE) {
-		m.counts.submit_calls++;
-		m.counts.submit_ns += r->arg1;
+		m.counts.e[FSAIO_ENGINE_IO_URING].submit_calls++;
+		m.counts.e[FSAIO_ENGINE_IO_URING].submit_ns += r->arg1;
 		return;
 	} else if (uring && (r->type == FSAIO_EV_RETRY || r->type == FSAIO_EV_WAKE ||
 			     r->type == FSAIO_EV_RESUME || r->type == FSAIO_EV_PUNT ||
@@ -381,8 +381,8 @@ TEST_F(fold, requests_the_checker_reads_flags_of_go_as_records)
 	uint64_t sent = play(_metadata, self, not_plain);
 
 	/* only RQ(4), a plain final CQE with an error, is folded */
-	EXPECT_EQ(1, m.counts.lifecycles);
-	EXPECT_EQ(1, m.counts.errors);
+	EXPECT_EQ(1, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);
+	EXPECT_EQ(1, m.counts.e[FSAIO_ENGINE_IO_URING].errors);
 	EXPECT_EQ(self->records - 2 + 1, sent);	/* + the end record */
 }
 
@@ -431,7 +431,7 @@ TEST_F(fold, a_pending_request_whose_slot_is_taken_is_sent)
 			rq_twin = RQ(i);
 	sent = play(_metadata, self, slot_taken);
 	EXPECT_EQ(VERDICT_PASS, INV(self->folded, INV_EXACTLY_ONCE)->verdict);
-	EXPECT_EQ(2, m.counts.lifecycles);	/* the twin, then RQ(0) again */
+	EXPECT_EQ(2, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);	/* the twin, then RQ(0) again */
 	EXPECT_EQ(3, sent);	/* RQ(0)'s first SUBMIT and COMPLETE, the end */
 }
 
