@@ -21,6 +21,14 @@
 #include "common.bpf.h"
 #include "fsaio_fold_aio.h"
 
+/* fold_aio, behind the constant fold: the verifier drops the folding
+ * paths where fold is off (aggregating, a record is not a ring buffer
+ * reservation, --record) */
+static __always_inline __u32 fold_aio_on(void)
+{
+	return fold ? fold_aio : 0;
+}
+
 static __always_inline struct fsaio_fold_aio *fold_aio_slot_of(__u32 tgid, __u64 req)
 {
 	return &fold_aio_slots[fsaio_fold_aio_slot(tgid, req) & (FSAIO_FOLD_AIO_SLOTS - 1)];
@@ -93,7 +101,7 @@ static __always_inline void fold_aio_promote(__u32 tgid, __u64 req)
 {
 	struct fsaio_fold_aio snap;
 
-	if (!fold_aio || !req)
+	if (!fold_aio_on() || !req)
 		return;
 	fold_aio_send(fsaio_fold_aio_promote(fold_aio_slot_of(tgid, req), tgid, req, &snap),
 		      &snap);
@@ -125,14 +133,14 @@ static __always_inline void fold_aio_promote_all(__u32 tgid, __u64 ring, __u32 p
 {
 	struct fold_aio_walk w = { .ring = ring, .tgid = tgid, .pid = pid, .batch = batch };
 
-	if (fold_aio)
+	if (fold_aio_on())
 		bpf_loop(FSAIO_FOLD_AIO_SLOTS, fold_aio_walk_one, &w, 0);
 }
 
 /* io_submit's entry: open the batch. */
 static __always_inline void fold_aio_batch_open(struct sys_state *s)
 {
-	if (fold_aio)
+	if (fold_aio_on())
 		s->fold_batch = s->batch;
 }
 
@@ -156,7 +164,7 @@ static __always_inline bool fold_aio_submit(struct sys_state *s, const struct fo
 	__u32 tgid = id >> 32;
 	int send;
 
-	if (!fold_aio || !s->fold_batch)
+	if (!fold_aio_on() || !s->fold_batch)
 		return false;
 	f = fold_aio_slot_of(tgid, n->req);
 	w = fsaio_fold_aio_take(f, tgid, n->req, &snap, &send);
@@ -193,7 +201,7 @@ static __always_inline bool fold_aio_batch_close(struct sys_state *s, __u32 pid,
 	struct fsaio_fold_engine *c;
 	__u64 open = s->fold_batch;
 
-	if (!fold_aio || !open)
+	if (!fold_aio_on() || !open)
 		return false;
 	if (ret != (long)s->nr) {
 		fold_aio_promote_all(0, 0, pid, s->batch);
@@ -216,7 +224,7 @@ static __always_inline bool fold_aio_kcomplete(__u32 tgid, __u64 req, __s32 res)
 	struct fsaio_fold_aio snap;
 	int what;
 
-	if (fold_aio != FOLD_AIO_KCOMPLETE || !req)
+	if (fold_aio_on() != FOLD_AIO_KCOMPLETE || !req)
 		return false;
 	what = fsaio_fold_aio_on_kcomplete(fold_aio_slot_of(tgid, req), tgid, req, res, &snap);
 	if (what < 0)
@@ -232,10 +240,10 @@ static __always_inline bool fold_aio_reap(__u32 tgid, __u64 req, __s32 res)
 	struct fsaio_fold_aio snap;
 	int what;
 
-	if (!fold_aio || !req)
+	if (!fold_aio_on() || !req)
 		return false;
 	what = fsaio_fold_aio_on_reap(fold_aio_slot_of(tgid, req), tgid, req, res,
-				      fold_aio == FOLD_AIO_KCOMPLETE, &snap);
+				      fold_aio_on() == FOLD_AIO_KCOMPLETE, &snap);
 	if (what < 0) {
 		c = fold_aio_counts();
 		if (c)

@@ -31,7 +31,7 @@ static long submit_one(__u32 i, void *data)
 		count_drops(FSAIO_DROP_USER_READ, l->nr - i);
 		return 1;
 	}
-	if (fold_aio) {
+	if (fold_aio_on()) {
 		struct fold_aio_new n = {
 			.req = uptr,
 			.user_data = cb.aio_data,
