@@ -131,9 +131,10 @@ static __always_inline bool fold_submit(__u64 ring, __u64 req, __u64 user_data,
 	return true;
 }
 
-/* A CQE: folded (true), or to be sent as a record after what the kept
- * request says (its SUBMIT; for a folded one completed again, its pair). */
-static __always_inline bool fold_cqe(__u64 req, __s32 res, __u32 cflags)
+/* A CQE (rflags: its record's flags): folded or dropped (true), or to be
+ * sent as a record after what the kept request says (its SUBMIT; for a
+ * folded one completed again, its pair). */
+static __always_inline bool fold_cqe(__u64 req, __s32 res, __u32 cflags, __u8 rflags)
 {
 	struct fsaio_fold_req snap;
 	struct fsaio_fold_counts *c;
@@ -142,7 +143,9 @@ static __always_inline bool fold_cqe(__u64 req, __s32 res, __u32 cflags)
 
 	if (!fold || !req)
 		return false;
-	what = fsaio_fold_on_cqe(fold_slot_of(req), req, res, cflags, &snap);
+	what = fsaio_fold_on_cqe(fold_slot_of(req), req, res, cflags, rflags, &snap);
+	if (what == FSAIO_FOLD_DROPPED)
+		return true;
 	if (what < 0) {
 		c = bpf_map_lookup_elem(&fold_counts, &zero);
 		if (c)

@@ -289,6 +289,20 @@ struct fsaio_record {
  * no CQE when it succeeds (a failure still posts one). */
 #define FSAIO_URING_REQ_CQE_SKIP	(1u << 6)
 
+/* io_uring CQE flags (COMPLETE arg0) and opcodes the checker reads */
+#define FSAIO_CQE_F_MORE	(1u << 1)	/* IORING_CQE_F_MORE: multishot, more to come */
+#define FSAIO_CQE_F_NOTIF	(1u << 3)	/* IORING_CQE_F_NOTIF: a zero-copy send's
+						 * notification */
+#define FSAIO_URING_OP_SEND_ZC		47	/* IORING_OP_SEND_ZC */
+#define FSAIO_URING_OP_SENDMSG_ZC	48	/* IORING_OP_SENDMSG_ZC */
+
+/* A zero-copy send, whose F_MORE CQE is its own last one (its
+ * notification follows as the kernel's request). */
+FSAIO_INLINE int fsaio_uring_zc_send(__u32 opcode)
+{
+	return opcode == FSAIO_URING_OP_SEND_ZC || opcode == FSAIO_URING_OP_SENDMSG_ZC;
+}
+
 /*
  * Typed views of the fields that some record types overload.  The BPF
  * programs write them and the checker reads them only through these, so

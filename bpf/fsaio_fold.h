@@ -6,13 +6,15 @@
  * A plain io_uring request (no failed init, no IOSQE_CQE_SKIP_SUCCESS) is
  * not sent as a SUBMIT record: its submit is kept in a slot of fold_slots,
  * a direct-mapped table indexed by a hash of req (a global array: no map
- * helper, no lock on the hot path).  If its final CQE comes next (no
- * F_MORE, no notification, not -ECANCELED) with nothing else said about it
+ * helper, no lock on the hot path).  If its final CQE comes next (not a
+ * notification, not a cancellation at ring teardown; a multishot
+ * request's intermediate F_MORE CQEs before it are dropped, as the
+ * checker only adds them to the history) with nothing else said about it
  * in between, the lifecycle is counted (fsaio_fold_counts) and no record
  * is sent at all: that is exactly the SUBMIT, COMPLETE pair the checker
  * would have passed.  Anything else said about the request first (a retry,
  * wake, resume, punt, failed link, an overflowed CQE of its ring, its
- * process's exit, a CQE that is not a plain final one) promotes it: the
+ * process's exit, a CQE that is not a plain one) promotes it: the
  * kept SUBMIT is sent, with its own time, and everything after flows as
  * records.  A second completion of a folded request sends the folded pair
  * and then itself, so the checker sees "completed twice" as without
@@ -41,7 +43,6 @@
 #define FSAIO_FOLD_SLOTS_LOG2	12
 #define FSAIO_FOLD_SLOTS	(1u << FSAIO_FOLD_SLOTS_LOG2)
 #define FSAIO_FOLD_OPS		64	/* by-opcode counts (opcodes above: last) */
-#define FSAIO_FOLD_ECANCELED	125
 
 /* A slot's state word: the state in the low byte, a generation above it
  * (bumped each time the slot is taken, so a compare-and-swap that read the
@@ -107,11 +108,22 @@ FSAIO_INLINE int fsaio_fold_submit_ok(__u8 rflags, __u64 req_flags)
 }
 
 /* Does this CQE end a kept lifecycle with nothing for the checker to see?
- * A multishot or zero-copy CQE (F_MORE, F_NOTIF) and -ECANCELED (ring
- * teardown, cancelled links) are what the checker reads flags from. */
-FSAIO_INLINE int fsaio_fold_cqe_ok(__s32 res, __u32 cflags)
+ * rflags: the COMPLETE record's flags.  Not a zero-copy notification
+ * (F_NOTIF), not a cancellation at ring teardown (FSAIO_F_TEARDOWN: the
+ * request is abandoned, not completed); F_MORE is a multishot request's
+ * intermediate CQE (fsaio_fold_cqe_more()), or a zero-copy send's last. */
+FSAIO_INLINE int fsaio_fold_cqe_ok(__u32 cflags, __u8 rflags)
 {
-	return !(cflags & ((1u << 1) | (1u << 3))) && res != -FSAIO_FOLD_ECANCELED;
+	return !(cflags & (FSAIO_CQE_F_MORE | FSAIO_CQE_F_NOTIF)) && !(rflags & FSAIO_F_TEARDOWN);
+}
+
+/* An intermediate CQE of a kept multishot request: the checker only adds
+ * it to the request's history (it does not end it), so it is dropped and
+ * the request stays kept.  A zero-copy send's F_MORE CQE ends it. */
+FSAIO_INLINE int fsaio_fold_cqe_more(__u32 cflags, __u8 rflags, __u8 opcode)
+{
+	return (cflags & FSAIO_CQE_F_MORE) && !(cflags & FSAIO_CQE_F_NOTIF) &&
+	       !(rflags & FSAIO_F_TEARDOWN) && !fsaio_uring_zc_send(opcode);
 }
 
 /*
@@ -146,16 +158,22 @@ FSAIO_INLINE int fsaio_fold_promote(struct fsaio_fold_req *f, __u64 req,
 	       FSAIO_FOLD_SEND_SUBMIT | FSAIO_FOLD_SEND_CQE;
 }
 
-/* A CQE of req: folded (-1: count it, send nothing; *snap the lifecycle),
- * or what to send from *snap before the CQE's own record. */
+/* A CQE of req (rflags: its record's flags): folded (-1: count it, send
+ * nothing; *snap the lifecycle), dropped (-2: a kept multishot request's
+ * intermediate CQE), or what to send from *snap before the CQE's own
+ * record. */
+#define FSAIO_FOLD_DROPPED	(-2)
 FSAIO_INLINE int fsaio_fold_on_cqe(struct fsaio_fold_req *f, __u64 req, __s32 res,
-				   __u32 cflags, struct fsaio_fold_req *snap)
+				   __u32 cflags, __u8 rflags, struct fsaio_fold_req *snap)
 {
 	__u64 w = f->state;
 
 	if (f->req != req)
 		return 0;
-	if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING && fsaio_fold_cqe_ok(res, cflags)) {
+	if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING &&
+	    fsaio_fold_cqe_more(cflags, rflags, f->opcode) && f->state == w && f->req == req)
+		return FSAIO_FOLD_DROPPED;
+	if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING && fsaio_fold_cqe_ok(cflags, rflags)) {
 		*snap = *f;
 		if (snap->req == req && snap->state == w &&
 		    __sync_val_compare_and_swap(&f->state, w,

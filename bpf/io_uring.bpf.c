@@ -187,6 +187,7 @@ static __always_inline int uring_cqe(__u64 ring, __u64 req, __u64 user_data, __s
 				     __u32 cflags)
 {
 	struct fsaio_record *r;
+	__u8 flags;
 
 	if (!trace_ring_event(ring))
 		return 0;
@@ -197,7 +198,8 @@ static __always_inline int uring_cqe(__u64 ring, __u64 req, __u64 user_data, __s
 		agg_event(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 0, res, cflags, 0);
 		return 0;
 	}
-	if (fold_cqe(req, res, cflags))
+	flags = teardown_flag((void *)ring, res);
+	if (fold_cqe(req, res, cflags, flags))
 		return 0;
 	r = rec_reserve(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING);
 	if (!r)
@@ -206,7 +208,7 @@ static __always_inline int uring_cqe(__u64 ring, __u64 req, __u64 user_data, __s
 	r->user_data = user_data;
 	r->res = res;
 	r->arg0 = cflags;
-	r->flags = teardown_flag((void *)ring, res);
+	r->flags = flags;
 	rec_submit(r);
 	return 0;
 }

@@ -311,7 +311,10 @@ static void model_feed(struct checker *c, const struct fsaio_record *r)
 	if (uring && r->type == FSAIO_EV_COMPLETE && (r->flags & FSAIO_F_OVERFLOW)) {
 		promote_all(c, r->ring, 0);
 	} else if (uring && r->type == FSAIO_EV_COMPLETE && r->req) {	/* fold_cqe() */
-		what = fsaio_fold_on_cqe(slot_of(r->req), r->req, r->res, r->arg0, &snap);
+		what = fsaio_fold_on_cqe(slot_of(r->req), r->req, r->res, r->arg0, r->flags,
+					 &snap);
+		if (what == FSAIO_FOLD_DROPPED)
+			return;
 		if (what < 0) {
 			fsaio_fold_count(&m.counts, snap.opcode, r->res);
 			return;
@@ -594,10 +597,49 @@ TEST_F(fold, requests_the_checker_reads_flags_of_go_as_records)
 {
 	uint64_t sent = play(_metadata, self, not_plain);
 
-	/* only RQ(4), a plain final CQE with an error, is folded */
-	EXPECT_EQ(1, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);
+	/* RQ(1), a multishot request (its F_MORE CQE dropped), and RQ(4), a
+	 * plain final CQE with an error, are folded */
+	EXPECT_EQ(2, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);
 	EXPECT_EQ(1, m.counts.e[FSAIO_ENGINE_IO_URING].errors);
-	EXPECT_EQ(self->records - 2 + 1, sent);	/* + the end record */
+	EXPECT_EQ(self->records - 5 + 1, sent);	/* + the end record */
+}
+
+/* Multishot at full rate, and cancellations on a live ring (a link
+ * timeout, IORING_OP_ASYNC_CANCEL): -ECANCELED without teardown ends a
+ * request as any error does */
+static void multishot_and_cancel(struct checker *c)
+{
+	struct fsaio_record r;
+
+	uring_submit(c, 100, RQ(1));
+	for (int i = 0; i < 1000; i++) {
+		r = synth_rec(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 100, RQ(1));
+		r.res = 1;
+		r.arg0 = FSAIO_CQE_F_MORE;
+		synth_feed(c, &r);
+	}
+	uring_complete(c, 100, RQ(1), -125);	/* cancelled: the last CQE */
+	uring_submit(c, 100, RQ(2));		/* a read with a link timeout */
+	uring_submit(c, 100, RQ(3));		/* the timeout */
+	uring_complete(c, 100, RQ(2), -125);
+	uring_complete(c, 100, RQ(3), -62);	/* -ETIME */
+	/* a multishot CQE after the request ended: completed twice */
+	r = synth_rec(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 100, RQ(1));
+	r.res = 1;
+	r.arg0 = FSAIO_CQE_F_MORE;
+	synth_feed(c, &r);
+}
+
+TEST_F(fold, multishot_and_cancellations_fold)
+{
+	uint64_t sent = play(_metadata, self, multishot_and_cancel);
+
+	EXPECT_EQ(VERDICT_FAIL, INV(self->folded, INV_EXACTLY_ONCE)->verdict);
+	EXPECT_NE(NULL, strstr(INV(self->folded, INV_EXACTLY_ONCE)->detail, "completed twice"));
+	EXPECT_EQ(2, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);	/* RQ(2), RQ(3) */
+	/* RQ(1)'s pair and the late CQE, the end record: of 1,007 records */
+	EXPECT_EQ(1007, self->records);
+	EXPECT_EQ(4, sent);
 }
 
 /* The process exits with a request in flight, whose CQE comes later
