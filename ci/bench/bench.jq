@@ -318,7 +318,7 @@ def load_green:
 
 # The load part file.  $a: schema kernel seconds cpus warmup relay (the
 # relayed command), rows (load_row objects), relays ({factor, round,
-# bare_s, check_s, exit, verdict, lost}), samples ([{factor, rows: [[1-min
+# bare_s, check_s, exit, verdict, lost, command_s}), samples ([{factor, rows: [[1-min
 # load average, runnable tasks]...]}]).  Figures with "stat" are reduced by
 # `fsaio bench stats`; a run's counts are single values.
 def load_part($a):
@@ -358,6 +358,10 @@ def load_part($a):
 	          config: "fsaio check -- sh -c '\($relay)' >/dev/null (its stdout relayed by fsaio) beside \(load_desc($f)); verdicts \($r | map(.verdict) | join(", ")), lost \($r | map(.lost // "?" | tostring) | join(", "))",
 	          stat: "median", digits: 3, samples: [$r[].check_s], kernel: $kernel,
 	          verdicts: [$r[].verdict], lost: [$r[].lost], exits: [$r[].exit],
+	          command: "fsaio check -j FILE -- sh -c '\($relay)' >/dev/null"},
+	         {id: "load.x\($f).relay.check_command_s", metric: "wall_time", unit: "s",
+	          config: "the command's own wall time under fsaio check (runs[0].wall_seconds: from its start to its exit, fsaio's setup and report not counted) beside \(load_desc($f))",
+	          stat: "median", digits: 3, samples: [$r[].command_s | numbers], kernel: $kernel,
 	          command: "fsaio check -j FILE -- sh -c '\($relay)' >/dev/null"} ]),
 	 ratios: [ $factors[] as $f | ($relays | map(select(.factor == $f))) as $r | select(($r | length) > 0)
 	   | {id: "load.x\($f).relay.check_over_bare", metric: "time_ratio",
@@ -413,9 +417,12 @@ def goals:
 	     goal: "within 1.5x of bare", from: ([$s[].id] + [$c[].id])}
 	  + if ($s | length) == 0 then nm
 	    else ($s | max_by(.value)) as $w
-	    | ($F | map(select(.id == $w.num or .id == $w.den)) | map({key: .id, value: .value}) | from_entries) as $t
+	    | ($w.num | sub("check_s$"; "check_command_s")) as $cmd
+	    | ($F | map(select(.id == $w.num or .id == $w.den or .id == $cmd)) | map({key: .id, value: .value}) | from_entries) as $t
 	    | ([$c[] | .verdicts[]] | map(select(. != "pass")) | unique) as $bad
-	    | {now: ("\($w.value)x (worst, \($w | fac)x load: \($t[$w.num]) s vs \($t[$w.den]) s bare); \($s | map("\(fac)x: \(.value)x") | join(", "))"
+	    | {now: ("\($w.value)x (worst, \($w | fac)x load: \($t[$w.num]) s vs \($t[$w.den]) s bare"
+	             + (if $t[$cmd] != null then ", the command itself \($t[$cmd]) s" else "" end)
+	             + "); \($s | map("\(fac)x: \(.value)x") | join(", "))"
 	             + (if ($bad | length) > 0 then "; verdicts \($bad | join(", "))" else "" end)),
 	       met: ($w.value <= 1.5 and ($bad | length) == 0),
 	       distance: ([if $w.value > 1.5 then "\($w.value / 1.5 | r2)x the goal at \($w | fac)x load" else empty end,

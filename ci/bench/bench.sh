@@ -488,7 +488,8 @@ load_run() {
 }
 
 # relay_run F ROUND: the stdout relay, bare (through cat) and under fsaio
-# check, wall seconds of each; a row on $WORK/relay.jsonl.
+# check, wall seconds of each (under check also the command's own, from
+# its JSON: fsaio's start and end not counted); a row on $WORK/relay.jsonl.
 relay_run() {
 	local f=$1 round=$2 t0 bare chk rc json=$WORK/x$1-relay-$2.json
 	t0=$(now)
@@ -501,7 +502,9 @@ relay_run() {
 	[[ -s $json ]] || echo null >"$json"
 	jq -c --argjson factor "$f" --argjson round "$round" --argjson bare "$bare" --argjson check "$chk" \
 		--argjson rc "$rc" '{factor: $factor, round: $round, bare_s: $bare, check_s: $check, exit: $rc,
-		verdict: (.verdict // "no result"), lost: .lost_events}' "$json" >>"$WORK/relay.jsonl"
+		verdict: (.verdict // "no result"), lost: .lost_events,
+		command_s: (.runs[0].wall_seconds // null | if . == null then null else . * 1000 | round / 1000 end)}' \
+		"$json" >>"$WORK/relay.jsonl"
 	msg "load x$f: relay round $round: bare $bare s, under fsaio check $chk s (exit $rc)"
 }
 

@@ -78,10 +78,12 @@ static int show_goals(json_object *root, int *met, int *missed)
 		const char *fig = jstr(g, "figure"), *res = jstr(g, "result");
 		char line[1024];
 
-		printf("  %s\n", fig ? fig : "?");
-		snprintf(line, sizeof(line), "was %s; now %s; goal %s: %s",
+		print_wrapped(fig ? fig : "?", 2, 96);
+		snprintf(line, sizeof(line), "was %s; now %s; goal %s",
 			 jstr(g, "was") ? jstr(g, "was") : "?", jstr(g, "now") ? jstr(g, "now") : "?",
-			 jstr(g, "goal") ? jstr(g, "goal") : "?", res ? res : "?");
+			 jstr(g, "goal") ? jstr(g, "goal") : "?");
+		print_wrapped(line, 6, 96);
+		snprintf(line, sizeof(line), "=> %s", res ? res : "?");
 		print_wrapped(line, 6, 96);
 		if (json_object_object_get_ex(g, "met", &m) &&
 		    json_object_is_type(m, json_type_boolean))
