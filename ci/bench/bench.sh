@@ -24,7 +24,7 @@
 #                cancellation, CQ overflow, CQE_SKIP, a busy enter loop);
 #                then the stdout relay: `sh -c 'yes | head -c 1G'` under
 #                fsaio check against the bare pipeline through cat; the
-#                load average sampled throughout.  About 8 minutes
+#                load average sampled throughout.  About 5 minutes
 #   syncpath,    VM: run by ci/bench/bench-vm.sh PARTS_DIR on cached kernels
 #   fsaio-table, (it never builds one; a kernel not built makes its parts
 #   device-classes, skipped); all four skipped when that script is not in
