@@ -15,7 +15,10 @@
  * the stack and its first sleeper, from which user space rebuilds the
  * SLEEP record the sums stand for at the end of each run, classifies it
  * as it does a record and hands it to the checker with the sums
- * (checker_add_sleeps), then clears the map.
+ * (checker_add_sleeps), then clears the map.  Keys carry a generation
+ * that user space flips before it drains the old one, so a sleep that
+ * ends during the drain (a traced process still running) is counted in
+ * the next run, as its record would be, not lost with a deleted entry.
  *
  * A sleep is never lost to counting: with the map full, or another stack
  * under the same hash (the entry holds its frames, compared on every
@@ -40,7 +43,7 @@ struct fsaio_sleep_key {
 	__u8 ctx;		/* enum fsaio_context */
 	__u8 engine;
 	__u8 flags;		/* FSAIO_F_SYNC_INODE */
-	__u8 pad;
+	__u8 gen;		/* the run's generation (sleep_gen) */
 };
 
 struct fsaio_sleep_agg {
@@ -104,7 +107,7 @@ FSAIO_INLINE __u64 fsaio_sleep_hash(const __u64 *stack, __u32 nr)
 }
 
 FSAIO_INLINE void fsaio_sleep_key_of(struct fsaio_sleep_key *k, const __u64 *stack, __u32 nr,
-				     __u8 ctx, __u8 engine, __u8 flags)
+				     __u8 ctx, __u8 engine, __u8 flags, __u8 gen)
 {
 	if (nr > FSAIO_STACK_DEPTH)
 		nr = FSAIO_STACK_DEPTH;
@@ -113,7 +116,7 @@ FSAIO_INLINE void fsaio_sleep_key_of(struct fsaio_sleep_key *k, const __u64 *sta
 	k->ctx = ctx;
 	k->engine = engine;
 	k->flags = flags;
-	k->pad = 0;
+	k->gen = gen;
 }
 
 /* A new key's entry, from its first sleep. */

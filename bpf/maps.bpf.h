@@ -198,6 +198,10 @@ FSAIO_GLOBAL struct {
 	__type(value, struct fsaio_sleep_agg);
 } sleep_aggs SEC(".maps");
 
+/* The generation of the keys sleeps add to now: flipped by the harness
+ * before it drains the other one (.bss, mmapped). */
+FSAIO_GLOBAL volatile __u32 sleep_gen FSAIO_INIT(0);
+
 /* A new key's entry is built here (too big for the BPF stack). */
 FSAIO_GLOBAL struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

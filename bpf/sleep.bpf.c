@@ -63,7 +63,7 @@ static __always_inline struct fsaio_sleep_agg *sleep_agg_of(const struct sleep_s
 	__u32 zero = 0;
 	long err;
 
-	fsaio_sleep_key_of(&k, s->stack, nr, s->ctx, s->engine, s->flags);
+	fsaio_sleep_key_of(&k, s->stack, nr, s->ctx, s->engine, s->flags, sleep_gen & 1);
 	a = bpf_map_lookup_elem(&sleep_aggs, &k);
 	if (a)
 		return a;

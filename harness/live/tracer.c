@@ -446,15 +446,23 @@ int tracer_sleep_flush(struct tracer *t, tracer_sleeps_fn fn, void *ctx)
 	struct fsaio_sleep_agg a;
 	size_t nk = 0, i;
 	int fd, n = 0, err = 0;
+	__u32 gen;
 
 	if (!t || !t->skel)
 		return -EINVAL;
 	if (!t->opts.fold || t->opts.aggregate)
 		return 0;
+	if (!t->skel->bss)
+		return -ENOTSUP;	/* .bss not mmapped */
 	fd = bpf_map__fd(t->skel->maps.sleep_aggs);
 	keys = calloc(FSAIO_SLEEP_KEYS, sizeof(*keys));
 	if (!keys)
 		return -ENOMEM;
+	/* Sleeps that end from now on add to the other generation's keys
+	 * (the next run's); a program that read the old one before the flip
+	 * is done with it long before the walk (BPF programs do not sleep). */
+	gen = __atomic_fetch_xor(&t->skel->bss->sleep_gen, 1, __ATOMIC_SEQ_CST) & 1;
+	usleep(1000);
 	/* every key first: deleting while walking would restart the walk */
 	while (nk < FSAIO_SLEEP_KEYS &&
 	       !bpf_map_get_next_key(fd, nk ? &keys[nk - 1] : NULL, &keys[nk]))
@@ -462,6 +470,8 @@ int tracer_sleep_flush(struct tracer *t, tracer_sleeps_fn fn, void *ctx)
 	for (i = 0; i < nk; i++) {
 		struct fsaio_record like = { 0 };
 
+		if (keys[i].gen != gen)
+			continue;
 		if (bpf_map_lookup_elem(fd, &keys[i], &a)) {
 			if (!err)
 				err = -errno;

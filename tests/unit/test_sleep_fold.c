@@ -38,6 +38,7 @@ static struct sleep_model {
 	struct fsaio_sleep_key key[FSAIO_SLEEP_KEYS];
 	struct fsaio_sleep_agg agg[FSAIO_SLEEP_KEYS];
 	unsigned nr, cap;	/* entries, and how many the map holds */
+	uint8_t gen;		/* sleep_gen */
 	bool ring_full;		/* every SLEEP record's reserve fails */
 	uint64_t seq, sent, sleeps_sent, dropped;
 } m;
@@ -67,14 +68,22 @@ static struct fsaio_sleep_agg *agg_of(const struct fsaio_sleep_key *k,
 	return &m.agg[m.nr++];
 }
 
-/* tracer_sleep_flush(): every key's sums, with the record they stand for */
+/* tracer_sleep_flush(): flip the generation, then hand every key of the
+ * old one to the checker with the record it stands for, and delete it */
 static void drain(struct checker *c)
 {
-	unsigned i;
+	uint8_t old = m.gen;
+	unsigned i, kept = 0;
 
+	m.gen ^= 1;
 	for (i = 0; i < m.nr; i++) {
 		struct fsaio_record like;
 
+		if (m.key[i].gen != old) {
+			m.key[kept] = m.key[i];
+			m.agg[kept++] = m.agg[i];
+			continue;
+		}
 		if (!m.agg[i].count)
 			continue;
 		memset(&like, 0, sizeof(like));
@@ -83,7 +92,7 @@ static void drain(struct checker *c)
 		checker_add_sleeps(c, &like, m.agg[i].count, m.agg[i].total_ns,
 				   m.agg[i].max_ns, (const uint64_t *)m.agg[i].hist);
 	}
-	m.nr = 0;
+	m.nr = kept;
 }
 
 /* What sleep.bpf.c's sleep_end() does with a sleep when fold is on. */
@@ -97,7 +106,7 @@ static void model_feed(struct checker *c, const struct fsaio_record *r)
 		struct fsaio_sleep_key k;
 		struct fsaio_sleep_agg *a;
 
-		fsaio_sleep_key_of(&k, r->stack, nr, r->ctx, r->engine, r->flags);
+		fsaio_sleep_key_of(&k, r->stack, nr, r->ctx, r->engine, r->flags, m.gen);
 		a = agg_of(&k, r, nr);
 		if (a)
 			what = fsaio_sleep_end(a, r->stack, nr, r->arg0);
@@ -380,7 +389,7 @@ TEST_F(sleeps, a_hash_collision_sends_records)
 	r.stack[2] = 0xffffffff81234560ull;
 	r.stack[3] = 0xffffffff81345670ull;
 	r.stack[4] = 0xffffffff81456780ull;
-	fsaio_sleep_key_of(&m.key[0], r.stack, 5, r.ctx, r.engine, 0);
+	fsaio_sleep_key_of(&m.key[0], r.stack, 5, r.ctx, r.engine, 0, 0);
 	r.stack[4] ^= 0x10;
 	fsaio_sleep_agg_init(&m.agg[0], r.stack, 5, 100, 100, r.comm, 426);
 	m.nr = 1;
@@ -406,6 +415,52 @@ TEST_F(sleeps, every_run_sends_its_own_examples)
 	EXPECT_EQ(3, INV(again, INV_NONBLOCKING_SUBMIT_IO_URING)->nr_stacks);
 	EXPECT_EQ(10, checker_stats(again)->engine[FSAIO_ENGINE_IO_URING].blocked_in_submit);
 	checker_free(again);
+}
+
+/* A sleep that ends while the harness drains (a traced process still
+ * running) adds to the next generation's key: the next run counts it, as
+ * it would get its record, and this run's drain leaves it alone. */
+TEST_F(sleeps, a_sleep_ending_during_the_drain_counts_in_the_next_run)
+{
+	struct checker_config cfg = synth_cfg_all();
+	struct checker *next = checker_new(&cfg);
+	struct fsaio_sleep_agg *a;
+	struct fsaio_record r;
+
+	ASSERT_NE(NULL, next);
+	play(_metadata, self, one_stack, true);
+	/* after the flip: the tenth sleep of one_stack()'s key ends */
+	synth_hook = NULL;
+	r = synth_rec(FSAIO_EV_SLEEP, FSAIO_ENGINE_IO_URING, 100, 0);
+	synth_seq--;
+	r.ctx = FSAIO_CTX_SUBMIT_IO_URING;
+	r.nr_stack = 5;
+	r.stack[0] = PC_SITE(FSAIO_SITE_WRITEBACK);
+	r.stack[1] = PC_PATH(5);
+	r.stack[2] = 0xffffffff81234560ull;
+	r.stack[3] = 0xffffffff81345670ull;
+	r.stack[4] = 0xffffffff81456780ull;
+	fsaio_sleep_key_of(&m.key[0], r.stack, 5, r.ctx, r.engine, 0, m.gen);
+	fsaio_sleep_agg_init(&m.agg[0], r.stack, 5, 100, 100, r.comm, 426);
+	m.agg[0].examples = FSAIO_SLEEP_EXAMPLES;
+	a = &m.agg[0];
+	fsaio_sleep_add(a, 7777);
+	m.nr = 1;
+	/* a drain with nothing of this run's generation: the entry stays */
+	m.gen ^= 1;
+	drain(self->folded);
+	EXPECT_EQ(1, m.nr);
+	EXPECT_EQ(10, checker_stats(self->folded)->engine[FSAIO_ENGINE_IO_URING].blocked_in_submit);
+	/* the next run gets it with its own sleeps */
+	synth_hook = model_feed;
+	one_stack(next);
+	synth_finish(next);
+	synth_hook = NULL;
+	EXPECT_EQ(0, m.nr);
+	EXPECT_EQ(11, checker_stats(next)->engine[FSAIO_ENGINE_IO_URING].blocked_in_submit);
+	EXPECT_EQ(7777 + 10 * 3000 + 45,
+		  checker_stats(next)->engine[FSAIO_ENGINE_IO_URING].blocked_ns);
+	checker_free(next);
 }
 
 /* The kernel's histogram bucket is the checker's log2 of nanoseconds. */
