@@ -21,6 +21,7 @@
 #include "fsaio_agg.h"
 #include "fsaio_fold.h"
 #include "fsaio_fold_aio.h"
+#include "fsaio_sleeps.h"
 
 #ifdef FSAIO_DEFINE_MAPS
 #define FSAIO_GLOBAL
@@ -197,6 +198,28 @@ FSAIO_GLOBAL struct {
 	__type(key, __u32);
 	__type(value, struct sleep_state);
 } sleep_scratch SEC(".maps");
+
+/* Sleeps counted in the kernel under fold (fsaio_sleeps.h): the sums per
+ * (stack, context), read and cleared by the harness after each run; sized
+ * to one entry by the harness when fold is off. */
+FSAIO_GLOBAL struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FSAIO_SLEEP_KEYS);
+	__type(key, struct fsaio_sleep_key);
+	__type(value, struct fsaio_sleep_agg);
+} sleep_aggs SEC(".maps");
+
+/* The generation of the keys sleeps add to now: flipped by the harness
+ * before it drains the other one (.bss, mmapped). */
+FSAIO_GLOBAL volatile __u32 sleep_gen FSAIO_INIT(0);
+
+/* A new key's entry is built here (too big for the BPF stack). */
+FSAIO_GLOBAL struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fsaio_sleep_agg);
+} sleep_agg_new SEC(".maps");
 
 /* The request an aio worker is running, by worker thread: set where the
  * worker announces it (fsaio_resume, fsaio_punt in the worker), so that

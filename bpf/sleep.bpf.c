@@ -3,6 +3,8 @@
  * D-state sleeps of traced tasks: sched_switch notes the task, its context
  * and its kernel stack when it goes to sleep; the SLEEP record is sent when
  * it runs again.  The wait site is classified in user space from the stack.
+ * Under fold (fsaio check), only the first sleeps of each stack and
+ * context go as records; the rest are counted per key (fsaio_sleeps.h).
  */
 #include "common.bpf.h"
 
@@ -51,32 +53,89 @@ static __always_inline __u8 context_engine(__u8 ctx)
 	return FSAIO_ENGINE_NONE;
 }
 
+/* fold: the entry of s's key (fsaio_sleeps.h), created by its first
+ * sleep; NULL when the map is full (the sleep then goes as a record). */
+static __always_inline struct fsaio_sleep_agg *sleep_agg_of(const struct sleep_state *s,
+							    __u32 nr)
+{
+	struct fsaio_sleep_key k = {};
+	struct fsaio_sleep_agg *a = NULL;
+	__u32 zero = 0;
+	long err;
+
+	fsaio_sleep_key_of(&k, s->stack, nr, s->ctx, s->engine, s->flags, sleep_gen & 1);
+	a = bpf_map_lookup_elem(&sleep_aggs, &k);
+	if (a)
+		return a;
+	a = bpf_map_lookup_elem(&sleep_agg_new, &zero);
+	if (!a)
+		return NULL;
+	fsaio_sleep_agg_init(a, s->stack, nr, s->pid, s->tgid, s->comm, s->sysnr);
+	err = bpf_map_update_elem(&sleep_aggs, &k, a, BPF_NOEXIST);
+	if (err && FSAIO_ERR(err) != -FSAIO_EEXIST)	/* full */
+		return NULL;
+	return bpf_map_lookup_elem(&sleep_aggs, &k);
+}
+
 /* next switched in: end of its sleep, if we saw it go to sleep. */
 static __always_inline void sleep_end(__u32 pid)
 {
+	int what = FSAIO_SLEEP_RECORD;
+	struct fsaio_sleep_agg *a = NULL;
 	struct sleep_state *s;
 	struct fsaio_record *r;
+	__u64 now, ns;
+	__u32 nr;
 
 	if (!pid)
 		return;
 	s = bpf_map_lookup_elem(&sleeping, &pid);
 	if (!s)
 		return;
-	r = rec_reserve(FSAIO_EV_SLEEP, s->engine);
-	if (r) {
-		/* the record describes the sleeper, not the task switching out */
-		r->pid = s->pid;
-		r->tgid = s->tgid;
-		__builtin_memcpy(r->comm, s->comm, sizeof(r->comm));
-		r->ctx = s->ctx;
-		r->flags |= s->flags;
-		r->site = FSAIO_SITE_UNKNOWN;	/* classified in user space */
-		r->arg0 = r->ts_ns - s->ts;
-		r->arg1 = (__u64)s->sysnr;
-		r->nr_stack = s->nr_stack;
-		__builtin_memcpy(r->stack, s->stack, sizeof(r->stack));
-		rec_submit(r);
+	now = bpf_ktime_get_ns();
+	ns = now - s->ts;
+	nr = s->nr_stack < FSAIO_STACK_DEPTH ? s->nr_stack : FSAIO_STACK_DEPTH;
+	if (fold) {
+		/* the first sleeps of a key go as records, the rest are counted */
+		a = sleep_agg_of(s, nr);
+		if (a)
+			what = fsaio_sleep_end(a, s->stack, nr, ns);
+		if (what == FSAIO_SLEEP_COUNTED)
+			goto out;
 	}
+	if (what == FSAIO_SLEEP_EXAMPLE && a) {
+		/* an example: if the ring buffer is full, its key counts it */
+		r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+		if (!r) {
+			fsaio_sleep_add(a, ns);
+			goto out;
+		}
+		__builtin_memset(r, 0, sizeof(*r));
+		r->version = FSAIO_RECORD_VERSION;
+		r->type = FSAIO_EV_SLEEP;
+		r->cpu = bpf_get_smp_processor_id();
+		r->ts_ns = now;
+		r->seq = __sync_fetch_and_add(&fsaio_seq, 1) + 1;
+		r->engine = s->engine;
+	} else {
+		r = rec_reserve(FSAIO_EV_SLEEP, s->engine);
+		if (!r)
+			goto out;
+		ns = r->ts_ns - s->ts;
+	}
+	/* the record describes the sleeper, not the task switching out */
+	r->pid = s->pid;
+	r->tgid = s->tgid;
+	__builtin_memcpy(r->comm, s->comm, sizeof(r->comm));
+	r->ctx = s->ctx;
+	r->flags |= s->flags;
+	r->site = FSAIO_SITE_UNKNOWN;	/* classified in user space */
+	r->arg0 = ns;
+	r->arg1 = (__u64)s->sysnr;
+	r->nr_stack = s->nr_stack;
+	__builtin_memcpy(r->stack, s->stack, sizeof(r->stack));
+	rec_submit(r);
+out:
 	bpf_map_delete_elem(&sleeping, &pid);
 }
 

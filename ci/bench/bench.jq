@@ -12,6 +12,10 @@
 #   part files, merge  part_stub carry_over validate_part    bench.sh
 #                      host merge with_plots error_parts
 #   tracer part        tracer_part fill_notes                bench.sh
+#   load part          load_row load_green load_part         bench.sh
+#                      load_table (markdown)                 docs
+#   goals              goals with_goals                      bench.sh
+#                      goals_table (markdown)                README.md, docs
 #   VM part files      vm_part                               bench-vm.sh
 #   syncpath           syncpath_row syncpath_figures         bench-vm.sh
 #                      syncpath_ratios syncpath_extra
@@ -277,6 +281,224 @@ def tracer_part($a):
 	              "fio CPU per read under bpftrace / under fsaio trace, per adjacent tuple: >= 1 means fsaio trace costs no more than the one-liner a user would pick instead (which counts less: no submits, no retries, no sleep contexts)")
 	       else empty end) ]
 	};
+
+# ------------------------------------------------------------ load part
+
+# One program's run under `fsaio check -j FILE -- CMD` beside the load
+# (input: that JSON file, or null when it wrote none).  $a: factor name
+# engine shape rc seconds loadavg command.  records_sent = records the
+# checker was fed + records lost (what the BPF side tried to send);
+# requests = submitted, both engines; failed_checks: the checks that FAILed
+# or were ERROR.
+def load_row($a):
+	$a as {$factor, $name, $engine, $shape, $rc, $seconds, $loadavg, $command}
+	| (if type == "object" then . else null end) as $j
+	| ($j.runs[0] // null) as $run
+	| {factor: $factor, program: $name, engine: $engine, shape: $shape, command: $command,
+	   exit: $rc, seconds: $seconds, loadavg_1m: $loadavg,
+	   verdict: ($j.verdict // "no result")}
+	+ (if $run == null then {records: null, lost: null, lost_by_cause: null, records_sent: null,
+	                         requests: null, records_counted_in_kernel: null, records_per_request: null,
+	                         failed_checks: []}
+	   else ($j.engines.libaio.submitted + $j.engines.io_uring.submitted) as $req
+	   | {records: $run.records, lost: $j.lost_events,
+	      lost_by_cause: ($j.lost_by_cause | with_entries(select(.value != 0))),
+	      records_sent: ($run.records + $j.lost_events), requests: $req,
+	      records_counted_in_kernel: $run.records_counted_in_kernel,
+	      records_per_request: (if $req > 0 then ($run.records + $j.lost_events) / $req | r5 else null end),
+	      failed_checks: [$run.invariants[] | select(.verdict == "fail" or .verdict == "error") | .name]}
+	   end);
+
+# A run is green when it has a result, lost nothing and no check FAILed or
+# was ERROR, save the nonblocking_submit_* checks: whether a kernel slept
+# in submit is the kernel's behaviour (as e2e fio_examples judges it).
+def load_green:
+	.lost == 0 and .verdict != "error" and .verdict != "no result"
+	and all(.failed_checks[]; startswith("nonblocking_submit_"));
+
+# The load part file.  $a: schema kernel seconds cpus warmup relay (the
+# relayed command), rows (load_row objects), relays ({factor, round,
+# bare_s, check_s, exit, verdict, lost, command_s}), samples ([{factor, rows: [[1-min
+# load average, runnable tasks]...]}]).  Figures with "stat" are reduced by
+# `fsaio bench stats`; a run's counts are single values.
+def load_part($a):
+	$a as {$schema, $kernel, $seconds, $cpus, $warmup, $relay, $rows, $relays, $samples}
+	| ($rows | map(.factor) | unique) as $factors
+	| def load_desc($f): "stress-ng --cpu \($f * $cpus) --iomix \($cpus) on \($cpus) CPUs (factor \($f))";
+	{schema: $schema, part: "load", status: "ok", kernel: $kernel, seconds: ($seconds | round),
+	 config: {cpus: $cpus, warmup_s: $warmup, factors: $factors, relay: $relay},
+	 figures: (
+	   [ $samples[] | .factor as $f
+	     | {id: "load.x\($f).loadavg_1m", metric: "load", unit: "load",
+	        config: "1-minute load average, sampled every second under \(load_desc($f))",
+	        stat: "mean", digits: 2, samples: [.rows[][0]], kernel: $kernel, command: "cat /proc/loadavg"},
+	       {id: "load.x\($f).runnable", metric: "load", unit: "tasks",
+	        config: "runnable tasks (the sampler not counted), sampled every second under \(load_desc($f))",
+	        stat: "mean", digits: 2, samples: [.rows[][1]], kernel: $kernel, command: "cat /proc/loadavg"} ]
+	   + [ $rows[] |
+	       {id: "load.x\(.factor).\(.program).lost", metric: "lost_records", unit: "records",
+	        config: "\(.shape), under fsaio check beside \(load_desc(.factor))",
+	        value: .lost, samples: (if .lost == null then [] else [.lost] end), stddev: null,
+	        kernel: $kernel, command: .command,
+	        engine: .engine, verdict: .verdict, green: load_green, failed_checks: .failed_checks,
+	        exit: .exit, lost_by_cause: .lost_by_cause, records: .records, records_sent: .records_sent,
+	        requests: .requests, records_counted_in_kernel: .records_counted_in_kernel,
+	        seconds: .seconds, loadavg_1m: .loadavg_1m},
+	       {id: "load.x\(.factor).\(.program).records_per_request", metric: "records_per_request",
+	        unit: "records", engine: .engine, records_sent: .records_sent, requests: .requests,
+	        config: "records sent (fed to the checker + lost) / requests submitted: \(.records_sent // "?") / \(.requests // "?")",
+	        value: .records_per_request, samples: (if .records_per_request == null then [] else [.records_per_request] end),
+	        stddev: null, kernel: $kernel, command: .command} ]
+	   + [ $factors[] as $f | ($relays | map(select(.factor == $f))) as $r | select(($r | length) > 0)
+	       | {id: "load.x\($f).relay.bare_s", metric: "wall_time", unit: "s",
+	          config: "sh -c '\($relay)' | cat >/dev/null beside \(load_desc($f))",
+	          stat: "median", digits: 3, samples: [$r[].bare_s], kernel: $kernel,
+	          command: "sh -c '\($relay)' | cat >/dev/null"},
+	         {id: "load.x\($f).relay.check_s", metric: "wall_time", unit: "s",
+	          config: "fsaio check -- sh -c '\($relay)' >/dev/null (its stdout relayed by fsaio) beside \(load_desc($f)); verdicts \($r | map(.verdict) | join(", ")), lost \($r | map(.lost // "?" | tostring) | join(", "))",
+	          stat: "median", digits: 3, samples: [$r[].check_s], kernel: $kernel,
+	          verdicts: [$r[].verdict], lost: [$r[].lost], exits: [$r[].exit],
+	          command: "fsaio check -j FILE -- sh -c '\($relay)' >/dev/null"},
+	         {id: "load.x\($f).relay.check_command_s", metric: "wall_time", unit: "s",
+	          config: "the command's own wall time under fsaio check (runs[0].wall_seconds: from its start to its exit, fsaio's setup and report not counted) beside \(load_desc($f))",
+	          stat: "median", digits: 3, samples: [$r[].command_s | numbers], kernel: $kernel,
+	          command: "fsaio check -j FILE -- sh -c '\($relay)' >/dev/null"} ]),
+	 ratios: [ $factors[] as $f | ($relays | map(select(.factor == $f))) as $r | select(($r | length) > 0)
+	   | {id: "load.x\($f).relay.check_over_bare", metric: "time_ratio",
+	      num: "load.x\($f).relay.check_s", den: "load.x\($f).relay.bare_s", stat: "median", digits: 3,
+	      samples: [$r[] | .check_s / .bare_s | r3], goal: "<= 1.5",
+	      note: "wall time of fsaio check relaying the command's stdout / the bare pipeline through cat, per round, beside \(load_desc($f))"} ]};
+
+# ------------------------------------------------------------ goals
+
+# The goals of a loaded machine, each computed from the merged figures and
+# ratios (input: bench.json without "goals"): figure, was (before the
+# kernel-side decisions), now, goal, met (true, false, or null: not
+# measured, wholly or in part), distance (what is missing, in words), from
+# (the ids read).  Nothing here is typed in but the goals and the "was".
+def goals:
+	def commas: if length <= 3 then . else (.[:-3] | commas) + "," + .[-3:] end;
+	def fmt: if . == null then "?" elif type == "number" and . == floor and . >= 0 then tostring | commas
+	         else tostring end;
+	def sd: if .stddev == null then "" else " ± \(.stddev)" end;
+	def fac: .id | capture("^load\\.x(?<f>[0-9]+)\\.").f | tonumber;
+	def nm: {met: null, distance: "not measured", now: "not measured"};
+	. as $b
+	| ($b.figures // []) as $F | ($b.ratios // [])as $R
+	| def ratio($id): $R | map(select(.id == $id)) | .[0];
+	  def lostfig: $F | map(select(.part == "load" and .metric == "lost_records"));
+	[
+	  # 1. the SQPOLL fio job
+	  ( [lostfig[] | select(.id | test("^load\\.x[0-9]+\\.fio-uring-sqpoll\\.lost$"))] as $s
+	  | {figure: "records lost, fio SQPOLL job under `check`, 2 cores busy", was: "6,551,143", goal: "0",
+	     from: [$s[].id]}
+	  + if ($s | length) == 0 then nm
+	    else ([$s[].value] | if any(. == null) then null else add end) as $tot
+	    | {now: "\($tot | fmt) (\($s | map("\(fac)x: \(.value | fmt)") | join(", ")))",
+	       met: (if $tot == null then null else $tot == 0 end),
+	       distance: (if $tot == null then "a run wrote no result" elif $tot == 0 then null
+	                  else "\($tot | fmt) records lost" end)} end ),
+	  # 2. the corpus and fio jobs at 2x; the e2e tier is make check-load's
+	  ( [lostfig[] | select(fac == 2)] as $s
+	  | {figure: "records lost, host e2e + corpus under stress-ng at 2x cores", was: "e2e failed",
+	     goal: "0, all green", from: [$s[].id]}
+	  + if ($s | length) == 0 then nm
+	    else ([$s[].value] | if any(. == null) then null else add end) as $tot
+	    | ([$s[] | select(.green | not) | .id | split(".")[2]]) as $red
+	    | {now: "corpus + fio jobs: \($tot | fmt) lost, \(($s | length) - ($red | length)) of \($s | length) green; host e2e tier: not measured here (`make check-load`)",
+	       met: (if $tot != null and $tot > 0 or ($red | length) > 0 then false else null end),
+	       distance: ([if $tot == null then "a run wrote no result" elif $tot > 0 then "\($tot | fmt) records lost" else empty end,
+	                   if ($red | length) > 0 then "not green: \($red | join(", "))" else empty end,
+	                   "the host e2e tier is not measured by make bench"] | join("; "))} end ),
+	  # 3. the stdout relay, the worst factor
+	  ( [$R[] | select(.id | test("^load\\.x[0-9]+\\.relay\\.check_over_bare$"))] as $s
+	  | ([$F[] | select(.id | test("^load\\.x[0-9]+\\.relay\\.check_s$"))]) as $c
+	  | {figure: "stdout relay of `yes | head -c 1G` under `check`", was: "300 s, ERROR",
+	     goal: "within 1.5x of bare", from: ([$s[].id] + [$c[].id])}
+	  + if ($s | length) == 0 then nm
+	    else ($s | max_by(.value)) as $w
+	    | ($w.num | sub("check_s$"; "check_command_s")) as $cmd
+	    | ($F | map(select(.id == $w.num or .id == $w.den or .id == $cmd)) | map({key: .id, value: .value}) | from_entries) as $t
+	    | ([$c[] | .verdicts[]] | map(select(. != "pass")) | unique) as $bad
+	    | {now: ("\($w.value)x (worst, \($w | fac)x load: \($t[$w.num]) s vs \($t[$w.den]) s bare"
+	             + (if $t[$cmd] != null then ", the command itself \($t[$cmd]) s" else "" end)
+	             + "); \($s | map("\(fac)x: \(.value)x") | join(", "))"
+	             + (if ($bad | length) > 0 then "; verdicts \($bad | join(", "))" else "" end)),
+	       met: ($w.value <= 1.5 and ($bad | length) == 0),
+	       distance: ([if $w.value > 1.5 then "\($w.value / 1.5 | r2)x the goal at \($w | fac)x load" else empty end,
+	                   if ($bad | length) > 0 then "verdicts \($bad | join(", "))" else empty end]
+	                  | if length == 0 then null else join("; ") end)} end ),
+	  # 4. records per request over the io_uring programs, the worst
+	  ( [$F[] | select(.part == "load" and .metric == "records_per_request" and .engine == "io_uring")] as $s
+	  | ([$s[] | select(.value != null)]) as $v
+	  | {figure: "records per request, `check`, any io_uring shape (multishot/F_MORE, timeouts, link timeouts, cancellation, links and failed chains, CQE_SKIP, CQ overflow, SQPOLL, io-wq punts)",
+	     was: "1-3", goal: "< 0.01", from: [$s[].id]}
+	  + if ($v | length) == 0 then nm
+	    else ($v | max_by(.value)) as $w
+	    | ($v | map(select(.value >= 0.01)) | map(.id | split(".")[2]) | unique) as $above
+	    | {now: "\($w.value) (worst: \($w.id | split(".")[2]) at \($w | fac)x, \($w.records_sent | fmt) records for \($w.requests | fmt) requests); \(($v | length) - ($v | map(select(.value >= 0.01)) | length)) of \($v | length) runs < 0.01",
+	       met: ($w.value < 0.01),
+	       distance: (if $w.value < 0.01 then null
+	                  else "above 0.01: \($above | join(", "))"
+	                       + (if ($v | length) < ($s | length) then "; some runs wrote no result" else "" end) end)} end ),
+	  # 5. the tracer's CPU per read, trace and check
+	  ( ratio("tracer.io_uring_4k_qd8.cpu_traced_over_untraced") as $t
+	  | ratio("tracer.io_uring_4k_qd8.cpu_check_over_untraced") as $k
+	  | {figure: "CPU per read untraced/traced, io_uring 4K QD8: trace / check", was: "0.871 / 0.671",
+	     goal: ">= 0.95 / >= 0.90", from: [$t.id, $k.id | select(. != null)]}
+	  + if $t.value == null or $k.value == null then nm
+	    else {now: "\($t.value)\($t | sd) / \($k.value)\($k | sd)",
+	          met: ($t.value >= 0.95 and $k.value >= 0.90),
+	          distance: ([if $t.value < 0.95 then "trace \(0.95 - $t.value | r3) short" else empty end,
+	                      if $k.value < 0.90 then "check \(0.90 - $k.value | r3) short" else empty end]
+	                     | if length == 0 then null else join(", ") end)} end ),
+	  # 6. the bpftrace one-liner against fsaio trace
+	  ( ratio("tracer.io_uring_4k_qd8.cpu_bpftrace_over_fsaio_trace") as $r
+	  | {figure: "bpftrace one-liner vs `fsaio trace`", was: "1.048", goal: ">= 1.0 (keep)",
+	     from: [$r.id | select(. != null)]}
+	  + if $r.value == null then nm
+	    else {now: "\($r.value)\($r | sd)", met: ($r.value >= 1.0),
+	          distance: (if $r.value >= 1.0 then null else "\(1.0 - $r.value | r3) short" end)} end )
+	]
+	| map({figure, was, now, goal, met, distance,
+	       result: (if .met == true then "met" elif .met == false then "missed: \(.distance)"
+	                elif .now == "not measured" then "not measured" else "open: \(.distance)" end),
+	       from});
+
+# The goals as a markdown table (input: bench.json), for README.md and
+# docs/benchmarks.md (tests/bench/bench-jq.sh holds them to it).
+def goals_table:
+	def cell: tostring | gsub("\\|"; "\\|");
+	"| figure | was | now | goal | result |",
+	"|---|---|---|---|---|",
+	(.goals[] | "| \(.figure | cell) | \(.was | cell) | \(.now | cell) | \(.goal | cell) | \(.result | cell) |");
+
+# The load part as a markdown table (input: bench.json or the load part
+# file): one row per program, per factor its records lost, verdict and
+# records per request; then the load observed and the relay.
+def load_table:
+	def cell: tostring | gsub("\\|"; "\\|");
+	[.figures[] | select(.id | startswith("load."))] as $f
+	| ($f | map(select(.metric == "lost_records"))) as $l
+	| ($f | map(select(.metric == "records_per_request")) | map({key: .id, value: .value}) | from_entries) as $rpr
+	| ($l | map(.id | capture("^load\\.x(?<f>[0-9]+)\\.").f | tonumber) | unique) as $F
+	| ($l | map(.id | split(".")[2]) | reduce .[] as $p ([]; if index([$p]) then . else . + [$p] end)) as $P
+	| def v($id): ($f | map(select(.id == $id)) | .[0].value);
+	  "| program | what it exercises | " + ($F | map("\(.)x load: lost, verdict, records/request") | join(" | ")) + " |",
+	  "|---|---|" + ($F | map("---|") | join("")),
+	  ($P[] as $p | ($l | map(select(.id | split(".")[2] == $p))) as $r
+	   | "| \($p) | \($r[0].config | sub(", under fsaio check beside.*$"; "") | cell) | "
+	     + ($F | map(. as $x | ($r | map(select(.id == "load.x\($x).\($p).lost")) | .[0]) as $g
+	         | if $g == null then "-" else
+	           "\($g.value // "?"), \($g.verdict)\(if $g.green then "" else " (not green)" end), \($rpr["load.x\($x).\($p).records_per_request"] // "?")" end)
+	       | join(" | ")) + " |"),
+	  "| load average (1 min), runnable tasks | mean of the per-second samples | "
+	     + ($F | map("\(v("load.x\(.).loadavg_1m") // "?"), \(v("load.x\(.).runnable") // "?")") | join(" | ")) + " |",
+	  "| relay of `yes \\| head -c 1G` | median s under check / bare | "
+	     + ($F | map("\(v("load.x\(.).relay.check_s") // "?") / \(v("load.x\(.).relay.bare_s") // "?")") | join(" | ")) + " |";
+
+# bench.json with its goals computed (input: merge's output).
+def with_goals: .goals = goals;
 
 # ------------------------------------------------------------ VM part files
 

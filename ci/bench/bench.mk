@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench: the benchmark, included by the top-level Makefile.
-#   make bench                        every part: tracer (host) + VM parts (ci/bench/bench-vm.sh)
-#   make bench BENCH_PARTS=tracer     host only (about 4 minutes)
+#   make bench                        every part: tracer, load (host) + VM parts (ci/bench/bench-vm.sh)
+#   make bench BENCH_PARTS=tracer     tracing cost on the host (about 4 minutes)
+#   make bench BENCH_PARTS=load       records lost and verdicts beside stress-ng (about 5 minutes)
 # Prints the table, writes .output/bench/bench.json (schema fsaio-bench/1,
 # see ci/README.md "Benchmarks") and SVG/PNG plots.  Exit 0 when the
 # benchmark ran: missed goals are reported in the table, not failures.

@@ -14,16 +14,27 @@
 #                interleaved in that order; the highest event rate traced
 #                with zero lost records; a perf profile of where the traced
 #                run's CPU time goes
+#   load         host: records lost and verdicts under a background load.
+#                At each load factor F (1, 2, 4): stress-ng --cpu F x nproc
+#                --iomix nproc (as make check-load starts it), and beside it,
+#                each under `fsaio check -j FILE -- CMD` at nice 0: the fio
+#                jobs of tests/e2e/fio/ (SQPOLL, batched io_uring, libaio
+#                O_DIRECT) and conformance programs of the io_uring shapes
+#                (multishot, timeouts and polls, links and failed chains,
+#                cancellation, CQ overflow, CQE_SKIP, a busy enter loop);
+#                then the stdout relay: `sh -c 'yes | head -c 1G'` under
+#                fsaio check against the bare pipeline through cat; the
+#                load average sampled throughout.  About 5 minutes
 #   syncpath,    VM: run by ci/bench/bench-vm.sh PARTS_DIR on cached kernels
 #   fsaio-table, (it never builds one; a kernel not built makes its parts
 #   device-classes, skipped); all four skipped when that script is not in
 #   stap-cost    the checkout
 #
 # Environment:
-#   BENCH_PARTS="tracer vm"   which to run: tracer, vm (every VM part) or VM
-#                             part names (syncpath fsaio-table device-classes
-#                             stap-cost); a part not run is recorded as
-#                             skipped, or
+#   BENCH_PARTS="tracer load vm"  which to run: tracer, load, vm (every VM
+#                             part) or VM part names (syncpath fsaio-table
+#                             device-classes stap-cost); a part not run is
+#                             recorded as skipped, or
 #   BENCH_BASE=FILE           taken over from FILE (a bench.json: e.g.
 #                             docs/bench/bench.json, to re-measure one part)
 #   BENCH_VM_OPTS="--no-run"  extra ci/bench/bench-vm.sh options (--no-run:
@@ -32,6 +43,9 @@
 #   BENCH_PAIRS=8             rounds per engine of the four runs (untraced,
 #                             trace, check, bpftrace); fewer than 3 warns
 #   BENCH_NICE=-20            niceness of fio and the tracer in the tracer part
+#   BENCH_LOAD_FACTORS="1 2 4"  load part: stress-ng CPU workers per CPU
+#   BENCH_LOAD_WARMUP=20      load part: seconds of load before the first program
+#   BENCH_RELAY_ROUNDS=3      load part: relay runs per factor (bare, check)
 #   BENCH_OUT=.output/bench   results: bench.json, parts/, logs/, plots
 #
 # Exit status (harness/exit_status.h): EXIT_PASS the benchmark ran (missed
@@ -49,7 +63,7 @@ PARTS_DIR=$OUT/parts
 LOGS=$OUT/logs
 RUNTIME=${BENCH_RUNTIME:-2}
 PAIRS=${BENCH_PAIRS:-8}
-SELECT=${BENCH_PARTS:-tracer vm}
+SELECT=${BENCH_PARTS:-tracer load vm}
 FSAIO=$ROOT/fsaio
 SCHEMA=fsaio-bench/1
 VM_PARTS=(syncpath fsaio-table device-classes stap-cost)
@@ -60,7 +74,7 @@ NICE=${BENCH_NICE:--20}
 URING_DEPTH=8
 # The tracing-cost goals, fio CPU per read untraced / traced (median of tuples)
 declare -A GOAL_TRACE=([psync]=">= 0.99" [io_uring]=">= 0.95")
-declare -A GOAL_CHECK=([psync]="" [io_uring]=">= 0.80")
+declare -A GOAL_CHECK=([psync]="" [io_uring]=">= 0.90")
 GOAL_VS_BPFTRACE=">= 1.0"	# bpftrace CPU per read / fsaio trace's: costs no more
 # The peer: count io_uring completions per command and D-state sleeps per
 # kernel stack (what fsaio trace's tables say), as a bpftrace user would.
@@ -74,8 +88,9 @@ MODES=(untraced traced check bpftrace)
 	usage_error "BENCH_RUNTIME and BENCH_PAIRS must be positive integers"
 ((PAIRS >= 3)) || warn "BENCH_PAIRS=$PAIRS: fewer than 3 pairs give a poor spread"
 
-WORK= TPID= BPID= PINPID= TCPU= TCPU0= ERRORS=0
+WORK= TPID= BPID= PINPID= TCPU= TCPU0= ERRORS=0 LOADPGID= SAMPLERPID=
 cleanup() {
+	load_stop
 	[[ -n $TPID ]] && kill -INT "$TPID" 2>/dev/null && wait "$TPID" 2>/dev/null
 	[[ -n $BPID ]] && kill -INT "$BPID" 2>/dev/null && wait "$BPID" 2>/dev/null
 	[[ -n $PINPID ]] && kill -TERM "$PINPID" 2>/dev/null && wait "$PINPID" 2>/dev/null
@@ -131,7 +146,7 @@ proc_cpu() { awk '{ print ($14 + $15) / '"$(getconf CLK_TCK)"' }' "/proc/$1/stat
 attached() {
 	local i
 	for ((i = 0; i < 300; i++)); do
-		if grep -q "$3" "$2"; then
+		if grep -qs "$3" "$2"; then
 			TCPU0=$(proc_cpu "$1")
 			return 0
 		fi
@@ -342,6 +357,202 @@ tracer_json() {
 	      --rawfile prof "$WORK/profile.tsv" 'include "bench"; tracer_part($ARGS.named)'
 }
 
+# ------------------------------------------------------------ load part
+
+LOAD_FACTORS=${BENCH_LOAD_FACTORS:-1 2 4}
+LOAD_WARMUP=${BENCH_LOAD_WARMUP:-20}
+RELAY_ROUNDS=${BENCH_RELAY_ROUNDS:-3}
+RELAY_CMD="yes | head -c 1G"
+# The programs, in the order they run at each factor; load_cmd gives the
+# command, load_shape what it exercises.
+LOAD_PROGS=(fio-uring-sqpoll fio-uring-batched fio-libaio-direct-depths fio-libaio-direct-phases
+	uring_poll_multishot uring_read_multishot uring_mixed_ops uring_link_fail uring_cq_overflow
+	uring_exit_armed uring_cqe_skip uring_enter_busy)
+
+# load_cmd NAME DIR: the command of program NAME, one word a line; its
+# files go to DIR (fio jobs: FSAIO_FX_DIR).  Counts are raised where a
+# program takes them, so that a few records per process weigh little
+# against its requests.
+load_cmd() {
+	local bin
+	if [[ $1 == fio-* ]]; then
+		printf '%s\n' fio --output-format=terse --output=/dev/null "tests/e2e/fio/${1#fio-}.fio"
+		return
+	fi
+	bin=.output/workloads/$1
+	[[ -x $bin ]] || bin=.output/conformance/$1
+	printf '%s\n' "$bin" -d "$2"
+	case $1 in
+	uring_poll_multishot) printf '%s\n' -n 256 ;;
+	uring_mixed_ops) printf '%s\n' -n 256 ;;
+	uring_cq_overflow) printf '%s\n' -n 1024 ;;
+	uring_exit_armed) printf '%s\n' -n 64 ;;
+	uring_enter_busy) printf '%s\n' -c 200000 ;;
+	esac
+}
+
+# load_shape NAME: engine<TAB>what the program exercises
+load_shape() {
+	case $1 in
+	fio-uring-sqpoll) printf 'io_uring\tSQPOLL, fixed buffers, registered files; buffered random reads (fio)' ;;
+	fio-uring-batched) printf 'io_uring\tbatched submit and complete, buffered and O_DIRECT random read/write (fio)' ;;
+	fio-libaio-direct-depths) printf 'libaio\tO_DIRECT random reads at depths 1, 4, 16, 64 at once (fio)' ;;
+	fio-libaio-direct-phases) printf 'libaio\tO_DIRECT read and write phases, sequential and random (fio)' ;;
+	uring_poll_multishot) printf 'io_uring\tmultishot poll (F_MORE CQEs), cancelled by POLL_REMOVE' ;;
+	uring_read_multishot) printf 'io_uring\tmultishot read with provided buffers, ended by running out' ;;
+	uring_mixed_ops) printf 'io_uring\tone submit of cold reads with a timeout, a poll, splice, statx, nop' ;;
+	uring_link_fail) printf 'io_uring\tlinked chains whose head or a member fails' ;;
+	uring_cq_overflow) printf 'io_uring\tCQ overflow: NOPs into a 4-entry CQ, reaped late' ;;
+	uring_exit_armed) printf 'io_uring\trequests armed at exit and ring close: cancelled at teardown' ;;
+	uring_cqe_skip) printf 'io_uring\tIOSQE_CQE_SKIP_SUCCESS and a failed chain without CQEs' ;;
+	uring_enter_busy) printf 'io_uring\ta busy io_uring_enter loop: idle GETEVENTS, then one NOP per call' ;;
+	*) printf '?\t?' ;;
+	esac
+}
+
+# load_start F: stress-ng at factor F in a session of its own (its pid is
+# the process group to stop), and a sampler of /proc/loadavg (1-minute
+# average and runnable tasks, the sampler itself not counted) every second
+# into $WORK/xF.samples.
+load_start() {
+	mkdir -p "$WORK/stress" || return 1
+	# --timeout: a stress-ng this script failed to stop ends on its own
+	setsid stress-ng --cpu $(($1 * $(nproc))) --iomix "$(nproc)" --temp-path "$WORK/stress" \
+		--timeout 1h --quiet </dev/null >"$LOGS/load-stress-x$1.log" 2>&1 &
+	LOADPGID=$!
+	sleep 1
+	if ! kill -0 "$LOADPGID" 2>/dev/null ||
+	   [[ $(awk '{ print $5 }' "/proc/$LOADPGID/stat" 2>/dev/null) != "$LOADPGID" ]]; then
+		msg "load: stress-ng did not start in a process group of its own: $(tail -1 "$LOGS/load-stress-x$1.log")"
+		load_stop
+		return 1
+	fi
+	(while :; do
+		read -r a _ _ r _ </proc/loadavg
+		echo "$a $((${r%/*} - 1))"
+		sleep 1
+	 done) >"$WORK/x$1.samples" &
+	SAMPLERPID=$!
+}
+
+# load_stop: the load and the sampler stopped, nothing of them left: TERM
+# to the group, KILL to what is still there after 10 s; the I/O mix's files
+# removed.
+load_stop() {
+	local i
+	[[ -n $SAMPLERPID ]] && kill "$SAMPLERPID" 2>/dev/null && wait "$SAMPLERPID" 2>/dev/null
+	SAMPLERPID=
+	if [[ -n $LOADPGID ]]; then
+		kill -TERM -- "-$LOADPGID" 2>/dev/null
+		for ((i = 0; i < 100; i++)); do
+			pgrep -g "$LOADPGID" >/dev/null || break
+			sleep 0.1
+		done
+		if pgrep -g "$LOADPGID" >/dev/null; then
+			msg "load: stress-ng still running after 10 s: killed"
+			kill -KILL -- "-$LOADPGID" 2>/dev/null
+			sleep 0.5
+		fi
+		wait "$LOADPGID" 2>/dev/null
+		LOADPGID=
+	fi
+	[[ -n $WORK ]] && rm -rf "$WORK/stress"
+}
+
+# load_run F NAME: one program under fsaio check; a row (load_row) on
+# $WORK/rows.jsonl.  A run without a JSON result is a row without figures
+# (verdict "no result"), not a failed part: that is what the part measures.
+load_run() {
+	local f=$1 name=$2 dir json rc t0 secs la shape
+	local -a cmd
+	dir=$(mktemp -d "$WORK/p.XXXXXX") || return 1
+	json=$WORK/x$f-$name.json
+	shape=$(load_shape "$name")
+	mapfile -t cmd < <(load_cmd "$name" "$dir")
+	t0=$(now)
+	FSAIO_FX_DIR=$dir "$FSAIO" check -t 300 -j "$json" -- "${cmd[@]}" \
+		>"$LOGS/load-x$f-$name.log" 2>&1
+	rc=$?
+	secs=$(since "$t0" 3)
+	la=$(cut -d' ' -f1 /proc/loadavg)
+	rm -rf "$dir"
+	[[ -s $json ]] || echo null >"$json"
+	jq -c -L "$ROOT/ci/bench" --argjson factor "$f" --arg name "$name" \
+		--arg engine "${shape%%$'\t'*}" --arg shape "${shape#*$'\t'}" --argjson rc "$rc" \
+		--argjson seconds "$secs" --argjson loadavg "$la" \
+		--arg command "FSAIO_FX_DIR=DIR $FSAIO check -j FILE -- ${cmd[*]/#$dir/DIR}" \
+		'include "bench"; load_row($ARGS.named)' "$json" >>"$WORK/rows.jsonl" ||
+		{ msg "load: could not read the result of $name"; return 1; }
+	msg "load x$f: $(jq -r 'select(.program == $n) | "\(.program): \(.verdict), \(.records_sent // "?") records sent, \(.lost // "?") lost, \(.requests // "?") requests, \(.seconds) s, load average \(.loadavg_1m)"' \
+		--arg n "$name" <(tail -1 "$WORK/rows.jsonl"))"
+}
+
+# relay_run F ROUND: the stdout relay, bare (through cat) and under fsaio
+# check, wall seconds of each (under check also the command's own, from
+# its JSON: fsaio's start and end not counted); a row on $WORK/relay.jsonl.
+relay_run() {
+	local f=$1 round=$2 t0 bare chk rc json=$WORK/x$1-relay-$2.json
+	t0=$(now)
+	sh -c "$RELAY_CMD" | cat >/dev/null
+	bare=$(since "$t0" 3)
+	t0=$(now)
+	"$FSAIO" check -t 300 -j "$json" -- sh -c "$RELAY_CMD" >/dev/null 2>"$LOGS/load-x$f-relay-$round.log"
+	rc=$?
+	chk=$(since "$t0" 3)
+	[[ -s $json ]] || echo null >"$json"
+	jq -c --argjson factor "$f" --argjson round "$round" --argjson bare "$bare" --argjson check "$chk" \
+		--argjson rc "$rc" '{factor: $factor, round: $round, bare_s: $bare, check_s: $check, exit: $rc,
+		verdict: (.verdict // "no result"), lost: .lost_events,
+		command_s: (.runs[0].wall_seconds // null | if . == null then null else . * 1000 | round / 1000 end)}' \
+		"$json" >>"$WORK/relay.jsonl"
+	msg "load x$f: relay round $round: bare $bare s, under fsaio check $chk s (exit $rc)"
+}
+
+part_load() {
+	local t0 f p r c
+	t0=$(now)
+	if [[ $(id -u) -ne 0 ]]; then
+		part_stub load skipped "needs root (BPF tracing)"
+		return
+	fi
+	for c in fio jq stress-ng setsid pgrep "$FSAIO"; do
+		command -v "$c" >/dev/null ||
+			{ part_stub load error "$c not found (run make, ci/install-deps.sh)"; return; }
+	done
+	for p in "${LOAD_PROGS[@]}"; do
+		[[ $p == fio-* ]] && { [[ -e tests/e2e/fio/${p#fio-}.fio ]] || { part_stub load error "no job tests/e2e/fio/${p#fio-}.fio"; return; }; continue; }
+		[[ -x .output/workloads/$p || -x .output/conformance/$p ]] ||
+			{ part_stub load error "program $p not built (run make)"; return; }
+	done
+	WORK=$(mktemp -d /var/tmp/fsaio-bench.XXXXXX) || { part_stub load error "mktemp failed"; return; }
+	: >"$WORK/rows.jsonl"
+	: >"$WORK/relay.jsonl"
+	for f in $LOAD_FACTORS; do
+		msg "load: factor $f: stress-ng --cpu $((f * $(nproc))) --iomix $(nproc), ${LOAD_WARMUP} s before the first program"
+		load_start "$f" || { part_stub load error "stress-ng did not start (see above)"; return; }
+		sleep "$LOAD_WARMUP"
+		for p in "${LOAD_PROGS[@]}"; do
+			load_run "$f" "$p" || { load_stop; part_stub load error "a run could not be recorded (see above)"; return; }
+		done
+		for ((r = 1; r <= RELAY_ROUNDS; r++)); do
+			relay_run "$f" "$r" || { load_stop; part_stub load error "a relay run could not be recorded"; return; }
+		done
+		load_stop
+	done
+	jq -n -L "$ROOT/ci/bench" --arg schema "$SCHEMA" --arg kernel "$(uname -r)" \
+	      --argjson seconds "$(since "$t0")" --argjson cpus "$(nproc)" --argjson warmup "$LOAD_WARMUP" \
+	      --arg relay "$RELAY_CMD" --slurpfile rows "$WORK/rows.jsonl" --slurpfile relays "$WORK/relay.jsonl" \
+	      --argjson samples "$(for f in $LOAD_FACTORS; do
+			jq -R -s --argjson f "$f" '{factor: $f, rows: (split("\n") | map(select(length > 0) | split(" ") | map(tonumber)))}' \
+				"$WORK/x$f.samples"; done | jq -s .)" \
+	      'include "bench"; load_part($ARGS.named)' >"$PARTS_DIR/load.json.tmp" &&
+		"$FSAIO" bench stats "$PARTS_DIR/load.json.tmp" &&
+		mv "$PARTS_DIR/load.json.tmp" "$PARTS_DIR/load.json" ||
+		part_stub load error "could not build load.json (jq or fsaio bench stats failed)"
+	rm -rf "$WORK"
+	WORK=
+}
+
 # ------------------------------------------------------------ VM parts
 
 part_vm() {
@@ -401,11 +612,11 @@ host_json() {
 	      'include "bench"; host($kernel; $cpus; $cpu; $mem_mib; $virt; $load; $commit; $fio)'
 }
 
-# merge: parts in a fixed order (tracer, the VM parts, any other), figures
+# merge: parts in a fixed order (tracer, load, the VM parts, any other), figures
 # and ratios tagged with their part; a ratio's "met" is recomputed from its
 # goal ("OP NUMBER", OP one of <= >= < >) when the goal parses.
 merge() {
-	local -a files=() order=(tracer "${VM_PARTS[@]}")
+	local -a files=() order=(tracer load "${VM_PARTS[@]}")
 	local p f
 	for p in "${order[@]}"; do
 		[[ -e $PARTS_DIR/$p.json ]] && files+=("$PARTS_DIR/$p.json")
@@ -415,7 +626,7 @@ merge() {
 	done
 	jq -n -L "$ROOT/ci/bench" --arg schema "$SCHEMA" --arg gen "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 	      --argjson host "$HOST" --arg cmd "make bench (ci/bench/bench.sh; BENCH_PARTS='$SELECT' BENCH_RUNTIME=$RUNTIME BENCH_PAIRS=$PAIRS${BENCH_BASE:+ BENCH_BASE=$BENCH_BASE})" \
-	      'include "bench"; merge($schema; $gen; $cmd; $host)' "${files[@]}"
+	      'include "bench"; merge($schema; $gen; $cmd; $host) | with_goals' "${files[@]}"
 }
 
 # ------------------------------------------------------------ main
@@ -428,14 +639,16 @@ T0=$(now)
 
 [[ -z ${BENCH_BASE:-} || -s $BENCH_BASE ]] || die "BENCH_BASE=$BENCH_BASE: no such file"
 for p in $SELECT; do
-	[[ $p == tracer || $p == vm || " ${VM_PARTS[*]} " == *" $p "* ]] ||
-		usage_error "BENCH_PARTS: unknown part '$p' (tracer, vm, ${VM_PARTS[*]})"
+	[[ $p == tracer || $p == load || $p == vm || " ${VM_PARTS[*]} " == *" $p "* ]] ||
+		usage_error "BENCH_PARTS: unknown part '$p' (tracer, load, vm, ${VM_PARTS[*]})"
 done
-if selected tracer; then
-	part_tracer
-else
-	carry_over tracer || part_stub tracer skipped "not selected (BENCH_PARTS='$SELECT')"
-fi
+for p in tracer load; do
+	if selected $p; then
+		part_$p
+	else
+		carry_over $p || part_stub $p skipped "not selected (BENCH_PARTS='$SELECT')"
+	fi
+done
 vm_any=0
 for p in "${VM_PARTS[@]}"; do
 	if selected vm || selected "$p"; then

@@ -925,6 +925,12 @@ static void malformed(struct checker *c, const char *why)
 
 /* Mark seq in the seen-set; 1 if it was there already, -1 without memory
  * (the checker's out-of-memory count says so). */
+/* The seen-set's bound: a billion seqs in 128 MiB, beyond any trace's
+ * span (a corrupt seq far off is counted as out of memory, an ERROR,
+ * instead of growing the set: at 1 << 27 words one bad record cost a GiB
+ * and seconds of zeroing). */
+#define SEQ_WORDS_MAX	(1ull << 24)
+
 static int seq_mark(struct checker *c, uint64_t seq)
 {
 	uint64_t word, bit, *nb, shift;
@@ -934,7 +940,7 @@ static int seq_mark(struct checker *c, uint64_t seq)
 		uint64_t base = seq > 4096 ? (seq - 4096) & ~63ull : 0;
 
 		shift = c->seq_bits ? (c->seq_base - base) / 64 : 0;
-		if (c->seq_words + shift > (1ull << 27))
+		if (c->seq_words + shift > SEQ_WORDS_MAX)
 			return -1;	/* a corrupt seq far below the rest */
 		nb = calloc(c->seq_words + shift + 64, sizeof(*nb));
 		if (!nb)
@@ -953,7 +959,7 @@ static int seq_mark(struct checker *c, uint64_t seq)
 
 		/* a seq far ahead of the rest (a corrupt record) would make
 		 * the set huge: count it as out of memory instead */
-		if (words > (1ull << 27))
+		if (words > SEQ_WORDS_MAX)
 			return -1;
 		nb = realloc(c->seq_bits, words * sizeof(*nb));
 		if (!nb)

@@ -173,6 +173,15 @@ void checker_add_aggregate(struct checker *c, const struct fsaio_agg *a);
  * SUBMIT and COMPLETE records they stand for.  Before checker_finish(). */
 void checker_add_folded(struct checker *c, const struct fsaio_fold_counts *f);
 
+/* fsaio check: sleeps the BPF side counted instead of sending
+ * (bpf/fsaio_sleeps.h): count sleeps like the SLEEP record like (its
+ * site, context, flags, stack; pid and comm of one of them), total_ns
+ * long in all, the longest max_ns, hist[i] of them in [2^i, 2^(i+1)) ns
+ * (NULL: all in max_ns's bucket).  Taken as count records like it would
+ * be.  Before checker_finish(). */
+void checker_add_sleeps(struct checker *c, const struct fsaio_record *like, uint64_t count,
+			uint64_t total_ns, uint64_t max_ns, const uint64_t hist[HIST_BUCKETS]);
+
 /* Add the statistics of one run to a sum (maxima stay maxima). */
 void checker_stats_add(struct checker_stats *sum, const struct checker_stats *s);
 

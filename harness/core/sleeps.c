@@ -2,30 +2,48 @@
 /*
  * SLEEP events: the wait-site cells of the statistics, the sleeps inside
  * a submit syscall that nonblocking_submit_* judges, and, with
- * cfg.keep_stacks, the distinct sleep stacks (checker_top_stacks).
+ * cfg.keep_stacks, the distinct sleep stacks (checker_top_stacks).  A
+ * record is one sleep; the sums the BPF side kept for one stack and
+ * context (checker_add_sleeps) take the same path.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bpf/fsaio_sleeps.h"
 #include "core/checker_int.h"
 #include "core/names.h"
 
-static void sleep_note(struct sleep_sum *s, const struct fsaio_record *r)
+_Static_assert(FSAIO_SLEEP_HIST == HIST_BUCKETS, "the kernel's sleep histogram is the checker's");
+_Static_assert(FSAIO_SLEEP_EXAMPLES >= INV_MAX_STACKS,
+	       "the first sleeps the checker prints of a key travel as records");
+
+/* Sleeps alike (one SLEEP record, or the sums the BPF side kept for one
+ * stack and context: bpf/fsaio_sleeps.h), as one path takes both. */
+struct sleeps {
+	uint64_t count;
+	uint64_t total_ns;
+	uint64_t max_ns;	/* of one sleep: its duration */
+	const uint64_t *hist;	/* NULL: all in max_ns's bucket */
+};
+
+static void sleep_note(struct sleep_sum *s, const struct fsaio_record *r,
+		       const struct sleeps *n)
 {
 	struct inv_stack *k;
 
-	if (!s->count++)
+	if (!s->count)
 		snprintf(s->first, sizeof(s->first), "pid %u (%.16s) slept in %s for %.3f ms",
-			 r->pid, r->comm, wait_site_name(r->site), r->arg0 / 1e6);
-	s->ns += r->arg0;
-	s->by_site[r->site]++;
+			 r->pid, r->comm, wait_site_name(r->site), n->max_ns / 1e6);
+	s->count += n->count;
+	s->ns += n->total_ns;
+	s->by_site[r->site] += n->count;
 	if (s->nr_stacks == INV_MAX_STACKS)
 		return;
 	k = &s->stacks[s->nr_stacks++];
 	k->site = r->site;
 	k->ctx = r->ctx;
 	k->pid = r->pid;
-	k->ns = r->arg0;
+	k->ns = n->max_ns;
 	k->nr = r->nr_stack < FSAIO_STACK_DEPTH ? r->nr_stack : FSAIO_STACK_DEPTH;
 	memcpy(k->pc, r->stack, k->nr * sizeof(k->pc[0]));
 }
@@ -40,7 +58,8 @@ static uint64_t stack_hash(const struct fsaio_record *r, uint32_t nr)
 	return h;
 }
 
-static void stack_note(struct checker *c, const struct fsaio_record *r)
+static void stack_note(struct checker *c, const struct fsaio_record *r,
+		       const struct sleeps *n)
 {
 	uint32_t nr = r->nr_stack < FSAIO_STACK_DEPTH ? r->nr_stack : FSAIO_STACK_DEPTH;
 	const uint32_t mask = 2 * STACKS_MAX - 1;
@@ -74,12 +93,12 @@ static void stack_note(struct checker *c, const struct fsaio_record *r)
 	s->k.site = r->site;
 	s->k.ctx = r->ctx;
 	s->k.pid = r->pid;
-	s->k.ns = r->arg0;
+	s->k.ns = n->max_ns;
 	s->k.nr = nr;
 	memcpy(s->k.pc, r->stack, nr * sizeof(s->k.pc[0]));
 found:
-	s->count++;
-	s->total_ns += r->arg0;
+	s->count += n->count;
+	s->total_ns += n->total_ns;
 }
 
 static int by_count(const void *a, const void *b)
@@ -136,20 +155,24 @@ static bool blocks_submit(const struct fsaio_record *r, enum fsaio_engine e)
 	return fsaio_site_is_fsaio_wait(site);
 }
 
-void on_sleep(struct checker *c, const struct fsaio_record *r)
+static void sleeps_account(struct checker *c, const struct fsaio_record *r,
+			   const struct sleeps *n)
 {
 	struct wait_cell *w = &c->st.waits[r->site][r->ctx];
-	uint64_t ns = r->arg0;
-	int b = ns ? 63 - __builtin_clzll(ns) : 0;
 	enum fsaio_engine e;
+	int i;
 
-	w->count++;
-	w->total_ns += ns;
-	if (ns > w->max_ns)
-		w->max_ns = ns;
-	w->hist[b < HIST_BUCKETS ? b : HIST_BUCKETS - 1]++;
+	w->count += n->count;
+	w->total_ns += n->total_ns;
+	if (n->max_ns > w->max_ns)
+		w->max_ns = n->max_ns;
+	if (n->hist)
+		for (i = 0; i < HIST_BUCKETS; i++)
+			w->hist[i] += n->hist[i];
+	else
+		w->hist[fsaio_sleep_bucket(n->max_ns)] += n->count;
 	if (c->cfg.keep_stacks)
-		stack_note(c, r);
+		stack_note(c, r, n);
 
 	if (r->ctx == FSAIO_CTX_SUBMIT_LIBAIO)
 		e = FSAIO_ENGINE_LIBAIO;
@@ -159,13 +182,37 @@ void on_sleep(struct checker *c, const struct fsaio_record *r)
 		return;
 	if (!blocks_submit(r, e)) {
 		if (r->flags & FSAIO_F_SYNC_INODE)
-			c->st.engine[e].sync_inode_sleeps++;
-		c->st.engine[e].other_sleeps_in_submit++;
-		c->st.engine[e].other_sleep_ns += ns;
-		sleep_note(&c->other[e], r);
+			c->st.engine[e].sync_inode_sleeps += n->count;
+		c->st.engine[e].other_sleeps_in_submit += n->count;
+		c->st.engine[e].other_sleep_ns += n->total_ns;
+		sleep_note(&c->other[e], r, n);
 		return;
 	}
-	c->st.engine[e].blocked_in_submit++;
-	c->st.engine[e].blocked_ns += ns;
-	sleep_note(&c->blocked[e], r);
+	c->st.engine[e].blocked_in_submit += n->count;
+	c->st.engine[e].blocked_ns += n->total_ns;
+	sleep_note(&c->blocked[e], r, n);
+}
+
+void on_sleep(struct checker *c, const struct fsaio_record *r)
+{
+	struct sleeps one = { 1, r->arg0, r->arg0, NULL };
+
+	sleeps_account(c, r, &one);
+}
+
+void checker_add_sleeps(struct checker *c, const struct fsaio_record *like, uint64_t count,
+			uint64_t total_ns, uint64_t max_ns, const uint64_t hist[HIST_BUCKETS])
+{
+	struct sleeps n = { count, total_ns, max_ns, hist };
+
+	if (!count)
+		return;
+	if (like->type != FSAIO_EV_SLEEP || like->site >= FSAIO_SITE__COUNT ||
+	    like->ctx >= FSAIO_CTX__COUNT) {
+		checker_note_malformed(c, "sleeps counted in the kernel: not a sleep, or of an "
+				       "unknown wait site or context");
+		return;
+	}
+	c->st.aggregated += count;
+	sleeps_account(c, like, &n);
 }

@@ -181,23 +181,40 @@ void session_consume_stop(struct session *s)
 	s->consuming = false;
 }
 
+static void on_sleeps(const struct fsaio_record *like, const struct fsaio_sleep_agg *a,
+		      void *ctx)
+{
+	struct session *s = ctx;
+
+	/* __u64 and uint64_t: one size, two spellings */
+	checker_add_sleeps(s->checker, like, a->count, a->total_ns, a->max_ns,
+			   (const uint64_t *)a->hist);
+}
+
 /* The segment's folded lifecycles (bpf/fsaio_fold.h): the kept submits
  * still in flight go to the checker as SUBMIT records, the folded ones as
- * counts.  Returns 1 if that failed: the checks are then inconclusive, as
+ * counts; and the sleeps counted in the kernel (bpf/fsaio_sleeps.h), as
+ * sums.  Returns 1 if that failed: the checks are then inconclusive, as
  * for a lost record. */
 static int end_folded(struct session *s)
 {
 	struct fsaio_fold_counts now, d;
-	int n = tracer_fold_flush(s->tracer, on_record, s);
+	int n = tracer_fold_flush(s->tracer, on_record, s), ret = 0;
 
 	if (n < 0 || tracer_read_fold(s->tracer, &now)) {
 		fsaio_err("reading the io_uring requests kept in the kernel: %s",
 			  strerror(n < 0 ? -n : errno));
-		return 1;
+		ret = 1;
+	} else {
+		COUNTERS_SINCE(&d, &now, &s->fold_base);
+		checker_add_folded(s->checker, &d);
 	}
-	COUNTERS_SINCE(&d, &now, &s->fold_base);
-	checker_add_folded(s->checker, &d);
-	return 0;
+	n = tracer_sleep_flush(s->tracer, on_sleeps, s);
+	if (n < 0) {
+		fsaio_err("reading the sleeps counted in the kernel: %s", strerror(-n));
+		ret = 1;
+	}
+	return ret;
 }
 
 struct checker *session_end(struct session *s)

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 #include "bpf/fsaio_fold.h"	/* the skeleton's .bss holds fold_slots */
 #include "bpf/fsaio_fold_aio.h"	/* ... and fold_aio_slots */
+#include "bpf/fsaio_sleeps.h"
 #include "fsaio.skel.h"
 #include "core/decode.h"
 #include "core/features.h"
@@ -112,6 +113,9 @@ static int open_and_load(struct tracer *t, const char *comm, char *err, size_t e
 			 t->ringbuf_bytes, strerror(-ret));
 		return ret;
 	}
+	/* sleeps are counted in the kernel only under fold: no table else */
+	if (!t->skel->rodata->fold)
+		bpf_map__set_max_entries(t->skel->maps.sleep_aggs, 1);
 	for (i = 0; i < NR_PROGS; i++) {
 		prog = bpf_object__find_program_by_name(obj, progs[i].prog);
 		if (!prog) {
@@ -500,6 +504,58 @@ int tracer_fold_flush(struct tracer *t, tracer_record_fn fn, void *ctx)
 	free(pend);
 	na = fold_aio_flush(t, fn, ctx);
 	return na < 0 ? na : (int)np + na;
+}
+
+static void enrich_sleep(const struct tracer *t, struct fsaio_record *rec);
+
+int tracer_sleep_flush(struct tracer *t, tracer_sleeps_fn fn, void *ctx)
+{
+	struct fsaio_sleep_key *keys;
+	struct fsaio_sleep_agg a;
+	size_t nk = 0, i;
+	int fd, n = 0, err = 0;
+	__u32 gen;
+
+	if (!t || !t->skel)
+		return -EINVAL;
+	if (!t->opts.fold || t->opts.aggregate)
+		return 0;
+	if (!t->skel->bss)
+		return -ENOTSUP;	/* .bss not mmapped */
+	fd = bpf_map__fd(t->skel->maps.sleep_aggs);
+	keys = calloc(FSAIO_SLEEP_KEYS, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	/* Sleeps that end from now on add to the other generation's keys
+	 * (the next run's); a program that read the old one before the flip
+	 * is done with it long before the walk (BPF programs do not sleep). */
+	gen = __atomic_fetch_xor(&t->skel->bss->sleep_gen, 1, __ATOMIC_SEQ_CST) & 1;
+	usleep(1000);
+	/* every key first: deleting while walking would restart the walk */
+	while (nk < FSAIO_SLEEP_KEYS &&
+	       !bpf_map_get_next_key(fd, nk ? &keys[nk - 1] : NULL, &keys[nk]))
+		nk++;
+	for (i = 0; i < nk; i++) {
+		struct fsaio_record like = { 0 };
+
+		if (keys[i].gen != gen)
+			continue;
+		if (bpf_map_lookup_elem(fd, &keys[i], &a)) {
+			if (!err)
+				err = -errno;
+			continue;
+		}
+		if (bpf_map_delete_elem(fd, &keys[i]) && !err)
+			err = -errno;
+		if (!a.count)
+			continue;	/* all its sleeps went as records */
+		fsaio_sleep_record(&like, &keys[i], &a);
+		enrich_sleep(t, &like);
+		fn(&like, &a, ctx);
+		n++;
+	}
+	free(keys);
+	return err ? err : n;
 }
 
 uint64_t tracer_lost(struct tracer *t)

@@ -15,6 +15,7 @@
 #include "bpf/fsaio.h"
 #include "bpf/fsaio_agg.h"
 #include "bpf/fsaio_fold.h"
+#include "bpf/fsaio_sleeps.h"
 #include "core/features.h"	/* FEAT_* */
 
 struct tracer_opts {
@@ -88,6 +89,14 @@ static inline void u64_words_sub(void *dst, const void *end, const void *base, s
  * its SUBMIT record, then forget every kept request.  Call between runs,
  * with nothing traced running.  Returns the number handed, or -errno. */
 int tracer_fold_flush(struct tracer *t, tracer_record_fn fn, void *ctx);
+
+/* With opts.fold: hand each sleep key's sums (bpf/fsaio_sleeps.h) to fn
+ * with the SLEEP record they stand for (stack classified as a record's),
+ * then forget every key.  Call between runs, with nothing traced running.
+ * Returns the number of keys handed, or -errno. */
+typedef void (*tracer_sleeps_fn)(const struct fsaio_record *like,
+				 const struct fsaio_sleep_agg *a, void *ctx);
+int tracer_sleep_flush(struct tracer *t, tracer_sleeps_fn fn, void *ctx);
 
 /* The kernel symbols the tracer loaded (NULL if /proc/kallsyms was
  * unreadable); valid until tracer_close(). */

@@ -2,7 +2,8 @@
 /*
  * fsaio bench show [--all] FILE: one benchmark result (bench.json, schema
  * fsaio-bench/1) as the table `make bench` prints: its parts, every figure
- * with its spread and sample count, every ratio with its goal.  The command
+ * with its spread and sample count, every ratio with its goal, then the
+ * goals section (figure, was, now, goal, result) when the file has one.  The command
  * is dispatched by cmd_bench (bench.c); the file is read by
  * results/resultset.c, as fsaio compare reads it.
  */
@@ -58,6 +59,40 @@ static void show_parts(const struct resultset *rs)
 }
 
 /*
+ * The goals bench.json carries (ci/bench/bench.jq "goals": computed from the
+ * figures at merge time): each with what it was, what it is now, the goal
+ * and whether it is met, missed by how much, or not measured.
+ */
+static int show_goals(json_object *root, int *met, int *missed)
+{
+	json_object *goals;
+	size_t i, n;
+
+	if (!json_object_object_get_ex(root, "goals", &goals) ||
+	    !json_object_is_type(goals, json_type_array))
+		return 0;
+	n = json_object_array_length(goals);
+	printf("\ngoals\n");
+	for (i = 0; i < n; i++) {
+		json_object *g = json_object_array_get_idx(goals, i), *m;
+		const char *fig = jstr(g, "figure"), *res = jstr(g, "result");
+		char line[1024];
+
+		print_wrapped(fig ? fig : "?", 2, 96);
+		snprintf(line, sizeof(line), "was %s; now %s; goal %s",
+			 jstr(g, "was") ? jstr(g, "was") : "?", jstr(g, "now") ? jstr(g, "now") : "?",
+			 jstr(g, "goal") ? jstr(g, "goal") : "?");
+		print_wrapped(line, 6, 96);
+		snprintf(line, sizeof(line), "=> %s", res ? res : "?");
+		print_wrapped(line, 6, 96);
+		if (json_object_object_get_ex(g, "met", &m) &&
+		    json_object_is_type(m, json_type_boolean))
+			(*(json_object_get_boolean(m) ? met : missed))++;
+	}
+	return (int)n;
+}
+
+/*
  * A percentile figure other than p50 and p99 (id ending in _p<N>): shown
  * only with --all; the CDF plots and bench.json have them all.
  */
@@ -74,7 +109,7 @@ int bench_show(const char *path, bool all)
 {
 	struct resultset rs;
 	char err[512], v[48], sd[48], n[16];
-	int w, missed = 0, met = 0, hidden = 0;
+	int w, missed = 0, met = 0, hidden = 0, gmet = 0, gmissed = 0, ngoals;
 	size_t i;
 	int ret;
 
@@ -130,7 +165,11 @@ int bench_show(const char *path, bool all)
 		else if (f->met == 0)
 			missed++;
 	}
-	printf("\ngoals: %d met, %d missed\n", met, missed);
+	printf("\nratio goals: %d met, %d missed\n", met, missed);
+	ngoals = show_goals(rs.root, &gmet, &gmissed);
+	if (ngoals)
+		printf("\ngoals: %d met, %d missed, %d not measured or open\n", gmet, gmissed,
+		       ngoals - gmet - gmissed);
 	rs_free(&rs);
 	return EXIT_PASS;
 }

@@ -12,7 +12,11 @@
 # gives back its parts, figures and ratios unchanged; fill_notes leaves
 # filled notes alone; the device-classes table prints a row per group;
 # the tracer part of a small synthetic run is a valid part file with
-# unique ids; the fio readers and the VM parts' row defs read a fio JSON
+# unique ids; so is the load part, and the goals computed from it are met,
+# missed (with the distance) or not measured as its figures say; the goals
+# in the committed result are computed, and README.md and
+# docs/benchmarks.md print them, and so does fsaio bench show (when
+# built); the fio readers and the VM parts' row defs read a fio JSON
 # as the scripts expect; the plot defs table the committed figures.
 # Ends with "N passed, N failed"; exit status EXIT_PASS or EXIT_FAIL
 # (harness/exit_status.h, through ci/lib.sh).
@@ -28,12 +32,12 @@ BASE=docs/bench/bench.json
 SCHEMA=fsaio-bench/1
 T=$(mktemp -d /tmp/fsaio-bench-jq.XXXXXX) || die "mktemp failed"
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
+pass=0 fail=0 skip=0
 check() {	# check NAME COMMAND...: one result line
 	if "${@:2}" >"$T/out" 2>&1; then
-		pass=$((pass + 1)); echo "ok $((pass + fail)) - $1"
+		pass=$((pass + 1)); echo "ok $((pass + fail + skip)) - $1"
 	else
-		fail=$((fail + 1)); echo "not ok $((pass + fail)) - $1"; sed 's/^/# /' "$T/out" | head -20
+		fail=$((fail + 1)); echo "not ok $((pass + fail + skip)) - $1"; sed 's/^/# /' "$T/out" | head -20
 	fi
 }
 bjq() { jq -L ci/bench "$@"; }
@@ -115,6 +119,113 @@ tracer() {
 }
 check "tracer_part: a valid part file, 33 figures, 10 ratios, unique ids" tracer
 
+# The load part: a run's row from its check JSON, the part file of a
+# small synthetic run, and the goals computed from figures.
+cat >"$T/check.json" <<'EOF2'
+{"verdict": "error", "lost_events": 7,
+ "lost_by_cause": {"ringbuf": 7, "user_read": 0, "batch_cut": 0, "map_full": 0, "seq_gap": 0, "checker_oom": 0},
+ "engines": {"libaio": {"submitted": 0}, "io_uring": {"submitted": 200}},
+ "runs": [{"records": 13, "records_counted_in_kernel": 400,
+           "invariants": [{"name": "exactly_once", "verdict": "error"}, {"name": "quiescence", "verdict": "pass"}]}]}
+EOF2
+load_row() {
+	local a='--argjson factor 2 --arg name p --arg engine io_uring --arg shape s --argjson rc 5
+		--argjson seconds 1.5 --argjson loadavg 3.1 --arg command c'
+	# shellcheck disable=SC2086 # $a: words
+	bjq -e $a 'include "bench"; load_row($ARGS.named)
+		| .records_sent == 20 and .requests == 200 and .records_per_request == 0.1 and .lost == 7
+		  and .lost_by_cause == {ringbuf: 7} and .failed_checks == ["exactly_once"] and (load_green | not)' \
+		"$T/check.json" &&
+	echo null | bjq -e $a 'include "bench"; load_row($ARGS.named)
+		| .verdict == "no result" and .lost == null and .records_per_request == null and (load_green | not)'
+}
+check "load_row: counts, causes, failed checks; no result without a JSON" load_row
+# load_synth LOST RELAY_CHECK_S: a load part of factors 1 and 2, two
+# programs each, the SQPOLL job losing LOST records at factor 2, merged.
+load_synth() {
+	local f p rows=() rel=()
+	for f in 1 2; do
+		for p in fio-uring-sqpoll uring_cq_overflow; do
+			rows+=("$(jq -nc --argjson f "$f" --arg p "$p" --argjson l "$([[ $f == 2 && $p == fio-uring-sqpoll ]] && echo "$1" || echo 0)" \
+				'{factor: $f, program: $p, engine: "io_uring", shape: "s", command: "c", exit: 0, seconds: 1,
+				  loadavg_1m: 2, verdict: (if $l > 0 then "error" else "pass" end), records: 5, lost: $l,
+				  lost_by_cause: {}, records_sent: (5 + $l), requests: 1000, records_counted_in_kernel: 0,
+				  records_per_request: ((5 + $l) / 1000), failed_checks: []}')")
+		done
+		rel+=("{\"factor\": $f, \"round\": 1, \"bare_s\": 2, \"check_s\": $2, \"exit\": 0, \"verdict\": \"pass\", \"lost\": 0, \"command_s\": 2.1}")
+	done
+	printf '%s\n' "${rows[@]}" >"$T/rows.jsonl"
+	printf '%s\n' "${rel[@]}" >"$T/relay.jsonl"
+	bjq -n --arg schema "$SCHEMA" --arg kernel k --argjson seconds 1 --argjson cpus 2 --argjson warmup 0 \
+		--arg relay "yes | head -c 1G" --slurpfile rows "$T/rows.jsonl" --slurpfile relays "$T/relay.jsonl" \
+		--argjson samples '[{"factor": 1, "rows": [[1.5, 2], [2.5, 2]]}, {"factor": 2, "rows": [[4, 4]]}]' \
+		'include "bench"; load_part($ARGS.named)' >"$T/load.json" || return 1
+	# what fsaio bench stats fills in, by hand for the ratios goals read
+	jq '.ratios |= map(.value = (.samples | add / length)) | .figures |= map(if .stat then .value = (.samples | add / length) else . end)' \
+		"$T/load.json" >"$T/load.filled.json" &&
+	bjq -n --arg s "$SCHEMA" --argjson h '{}' 'include "bench"; merge($s; "g"; "c"; $h) | with_goals' "$T/load.filled.json"
+}
+load_part() {
+	load_synth 0 2.4 >"$T/m.json" || return 1
+	[[ -z $(bjq -r --arg s "$SCHEMA" --arg n load 'include "bench"; validate_part($s; $n)' "$T/load.json") ]] &&
+		jq -e '([.figures[].id, .ratios[].id] | length == (unique | length))
+			and (.figures | length) == 4 + 8 + 6 and (.ratios | length) == 2
+			and ([.figures[] | select(.id == "load.x1.runnable")][0].samples == [2, 2])' "$T/load.json"
+}
+check "load_part: a valid part file, unique ids, figures per program, factor and relay" load_part
+goals_met() {
+	load_synth 0 2.4 >"$T/m.json" &&
+	jq -e '.goals | length == 6 and (.[0] | .met == true and .now == "0 (1x: 0, 2x: 0)")
+		and (.[1] | .met == null and (.now | startswith("corpus + fio jobs: 0 lost, 2 of 2 green")))
+		and (.[2] | .met == true and (.now | test("^1.2x \\(worst, [12]x load: 2.4 s vs 2 s bare, the command itself 2.1 s\\)")))
+		and (.[3] | .met == true)
+		and (.[4], .[5] | .met == null and .result == "not measured")' "$T/m.json"
+}
+check "goals: met, open and not measured, from the figures" goals_met
+goals_missed() {
+	load_synth 1234567 3.1 >"$T/m.json" &&
+	jq -e '(.goals[0] | .met == false and .now == "1,234,567 (1x: 0, 2x: 1,234,567)" and .result == "missed: 1,234,567 records lost")
+		and (.goals[1] | .met == false and (.distance | contains("not green: fio-uring-sqpoll")))
+		and (.goals[2] | .met == false and (.distance | startswith("1.03x the goal")))
+		and (.goals[3] | .met == false and (.distance == "above 0.01: fio-uring-sqpoll"))' "$T/m.json"
+}
+check "goals: missed, with the distance named" goals_missed
+goals_committed() {
+	bjq -e 'include "bench"; .goals == (del(.goals) | with_goals).goals' "$BASE"
+}
+check "the goals of $BASE are what with_goals computes from its figures" goals_committed
+goals_in_docs() {
+	local f rc=0
+	bjq -r 'include "bench"; goals_table' "$BASE" >"$T/goals.md" || return 1
+	for f in README.md docs/benchmarks.md; do
+		# the table as one block of whole lines
+		[[ $'\n'$(<"$f")$'\n' == *$'\n'"$(<"$T/goals.md")"$'\n'* ]] ||
+			{ echo "$f: the goals table differs from goals_table of $BASE:"; cat "$T/goals.md"; rc=1; }
+	done
+	return $rc
+}
+check "README.md and docs/benchmarks.md print the goals of $BASE" goals_in_docs
+
+# fsaio bench show prints each goal of the committed result with its
+# result line (harness/results/bench_show.c); needs the built ./fsaio.
+show_goals() {
+	local out n i
+	out=$(./fsaio bench show "$BASE") || return 1
+	n=$(jq '.goals | length' "$BASE")
+	((n > 0)) || { echo "no goals in $BASE"; return 1; }
+	grep -qE "^goals: [0-9]+ met, [0-9]+ missed, [0-9]+ not measured or open$" <<<"$out" ||
+		{ echo "no goals summary line"; return 1; }
+	for ((i = 0; i < n; i++)); do
+		grep -qF -- "=> $(jq -r ".goals[$i].result" "$BASE" | cut -c1-60)" <<<"$out" ||
+			{ echo "goal $i: no result line"; echo "$out" | sed -n '/^goals$/,$p'; return 1; }
+	done
+}
+if [[ -x ./fsaio ]]; then
+	check "fsaio bench show prints the goals with their results" show_goals
+else
+	skip=$((skip + 1)); echo "ok $((pass + fail + skip)) - fsaio bench show prints the goals # SKIP ./fsaio not built"
+fi
+
 pivot() {
 	[[ $(bjq -r 'include "bench"; plot_pivot(.part == "tracer" and (.id | test("^tracer\\.(un)?traced\\.[^.]+\\.iops$")))' \
 	     "$BASE" | wc -l) -eq 3 ]]
@@ -126,7 +237,7 @@ plot_list() {
 }
 check "plot_list: plots.tsv to plots.json" plot_list
 
-echo "1..$((pass + fail))"
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"	# tests/run-all.sh adds it up
+echo "1..$((pass + fail + skip))"
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"	# tests/run-all.sh adds it up
 ((fail == 0)) || exit "$EXIT_FAIL"
 exit "$EXIT_PASS"

@@ -42,7 +42,9 @@ else
 	sed 's/^/# /' "$work/seeds.log" | grep -E 'ERROR|SUMMARY|Running:|runtime error' | head -20
 	result FAIL 1 "fuzz_log seeds (exit $rc)"
 fi
-"$bin" -max_total_time="$secs" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
+# -timeout is for hangs: 60 s, as one input takes seconds on a loaded
+# runner (make check-load) with the sanitizers on
+"$bin" -max_total_time="$secs" -max_len=16384 -timeout=60 -rss_limit_mb=2048 \
 	-print_final_stats=1 -artifact_prefix="$art/" "$work" "$corpus" >"$work/fuzz.log" 2>&1
 rc=$?
 execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$work/fuzz.log" | grep -oE '[0-9]+$')
