@@ -44,9 +44,10 @@
 #define FSAIO_FOLD_SLOTS	(1u << FSAIO_FOLD_SLOTS_LOG2)
 #define FSAIO_FOLD_OPS		64	/* by-opcode counts (opcodes above: last) */
 
-/* A slot's state word: the state in the low byte, a generation above it
- * (bumped each time the slot is taken, so a compare-and-swap that read the
- * word before a takeover fails after it). */
+/* A slot's state word: the state in the low nibble, notes of what the
+ * kept request went through above it (FSAIO_FOLD_F_*), a generation above
+ * the low byte (bumped each time the slot is taken, so a compare-and-swap
+ * that read the word before a takeover fails after it). */
 enum fsaio_fold_state {
 	FSAIO_FOLD_FREE = 0,
 	FSAIO_FOLD_PENDING,	/* submit kept, not sent */
@@ -54,8 +55,13 @@ enum fsaio_fold_state {
 	FSAIO_FOLD_DONE,	/* folded: submit and final CQE counted */
 	FSAIO_FOLD_BUSY,	/* being written by a takeover */
 };
-#define FSAIO_FOLD_ST(w)	((__u32)((w) & 0xff))
-#define FSAIO_FOLD_WORD(w, st)	(((w) & ~0xffull) | (st))
+#define FSAIO_FOLD_ST(w)	((__u32)((w) & 0x0f))
+#define FSAIO_FOLD_WORD(w, st)	(((w) & ~0x0full) | (st))	/* notes kept */
+/* Notes of a kept io_uring request, which the checker reads only as
+ * history and counts: sent as records if the request is sent after all. */
+#define FSAIO_FOLD_F_PUNTED	0x10	/* handed to io-wq (io_uring_queue_async_work) */
+#define FSAIO_FOLD_F_LINK_FAILED 0x20	/* a link of a failed chain (io_uring_fail_link) */
+#define FSAIO_FOLD_NEW_WORD(w, st)	((((w) + 0x100) & ~0xffull) | (st))	/* a new owner */
 
 /* A kept submit: what its SUBMIT record carries, and a folded CQE. */
 struct fsaio_fold_req {
@@ -70,7 +76,7 @@ struct fsaio_fold_req {
 	__u32 tgid;
 	__u16 cpu;
 	__u8 opcode;
-	__u8 pad;
+	__u8 punt_hashed;	/* FSAIO_FOLD_F_PUNTED: the PUNT's arg2 */
 	char comm[FSAIO_COMM_LEN];
 };
 
@@ -94,6 +100,10 @@ struct fsaio_fold_engine {
 	 * counted here instead of sent */
 	__u64 submit_calls;
 	__u64 submit_ns;
+	/* of the lifecycles, io_uring ones punted to io-wq and links of a
+	 * failed chain (their PUNT and LINK_FAIL records not sent) */
+	__u64 punts;
+	__u64 link_fails;
 };
 
 struct fsaio_fold_counts {
@@ -139,6 +149,9 @@ FSAIO_INLINE int fsaio_fold_cqe_more(__u32 cflags, __u8 rflags, __u8 opcode)
  */
 #define FSAIO_FOLD_SEND_SUBMIT	1
 #define FSAIO_FOLD_SEND_CQE	2
+/* and, from the notes of the state word (io_uring), in this order: */
+#define FSAIO_FOLD_SEND_PUNT	(FSAIO_FOLD_F_PUNTED << 4)
+#define FSAIO_FOLD_SEND_LINK_FAIL (FSAIO_FOLD_F_LINK_FAILED << 4)
 
 /* Promote f if it is req's (req 0: whoever's it is); *snap what to send. */
 FSAIO_INLINE int fsaio_fold_promote(struct fsaio_fold_req *f, __u64 req,
@@ -154,8 +167,28 @@ FSAIO_INLINE int fsaio_fold_promote(struct fsaio_fold_req *f, __u64 req,
 	    __sync_val_compare_and_swap(&f->state, w,
 					FSAIO_FOLD_WORD(w, FSAIO_FOLD_PROMOTED)) != w)
 		return 0;
-	return st == FSAIO_FOLD_PENDING ? FSAIO_FOLD_SEND_SUBMIT :
-	       FSAIO_FOLD_SEND_SUBMIT | FSAIO_FOLD_SEND_CQE;
+	return FSAIO_FOLD_SEND_SUBMIT | (st == FSAIO_FOLD_DONE ? FSAIO_FOLD_SEND_CQE : 0) |
+	       (__u32)((w & (FSAIO_FOLD_F_PUNTED | FSAIO_FOLD_F_LINK_FAILED)) << 4);
+}
+
+/* A punt to io-wq (note FSAIO_FOLD_F_PUNTED, arg: hashed) or a failed
+ * chain's cancellation (FSAIO_FOLD_F_LINK_FAILED) of req: noted in the
+ * kept request (-1, nothing sent), or what to send from *snap before the
+ * event's own record (a second note of the same kind is sent). */
+FSAIO_INLINE int fsaio_fold_on_note(struct fsaio_fold_req *f, __u64 req, __u64 note,
+				    __u8 arg, struct fsaio_fold_req *snap)
+{
+	__u64 w = f->state;
+
+	if (f->req != req)
+		return 0;
+	if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING && !(w & note)) {
+		if (note == FSAIO_FOLD_F_PUNTED)
+			f->punt_hashed = arg;	/* read only once the note is set */
+		if (f->req == req && __sync_val_compare_and_swap(&f->state, w, w | note) == w)
+			return -1;
+	}
+	return fsaio_fold_promote(f, req, snap);
 }
 
 /* A CQE of req (rflags: its record's flags): folded (-1: count it, send
@@ -209,7 +242,7 @@ FSAIO_INLINE __u64 fsaio_fold_take(struct fsaio_fold_req *f, __u64 req,
 	}
 	if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING || FSAIO_FOLD_ST(w) == FSAIO_FOLD_BUSY)
 		return 0;
-	busy = FSAIO_FOLD_WORD(w + 0x100, FSAIO_FOLD_BUSY);
+	busy = FSAIO_FOLD_NEW_WORD(w, FSAIO_FOLD_BUSY);
 	if (__sync_val_compare_and_swap(&f->state, w, busy) != w)
 		return 0;
 	return busy;
@@ -244,14 +277,46 @@ FSAIO_INLINE void fsaio_fold_engine_uncount(struct fsaio_fold_engine *c, __u32 o
 	c->by_opcode[opcode < FSAIO_FOLD_OPS ? opcode : FSAIO_FOLD_OPS - 1]--;
 }
 
-FSAIO_INLINE void fsaio_fold_count(struct fsaio_fold_counts *c, __u8 opcode, __s32 res)
+/* An io_uring lifecycle folded: f the kept request (its state word's
+ * notes), res its CQE's result. */
+FSAIO_INLINE void fsaio_fold_count(struct fsaio_fold_counts *c, const struct fsaio_fold_req *f,
+				   __s32 res)
 {
-	fsaio_fold_engine_count(&c->e[FSAIO_ENGINE_IO_URING], opcode, res);
+	struct fsaio_fold_engine *e = &c->e[FSAIO_ENGINE_IO_URING];
+
+	fsaio_fold_engine_count(e, f->opcode, res);
+	e->punts += !!(f->state & FSAIO_FOLD_F_PUNTED);
+	e->link_fails += !!(f->state & FSAIO_FOLD_F_LINK_FAILED);
 }
 
 FSAIO_INLINE void fsaio_fold_uncount(struct fsaio_fold_counts *c, const struct fsaio_fold_req *f)
 {
-	fsaio_fold_engine_uncount(&c->e[FSAIO_ENGINE_IO_URING], f->opcode, f->done_res);
+	struct fsaio_fold_engine *e = &c->e[FSAIO_ENGINE_IO_URING];
+
+	fsaio_fold_engine_uncount(e, f->opcode, f->done_res);
+	e->punts -= !!(f->state & FSAIO_FOLD_F_PUNTED);
+	e->link_fails -= !!(f->state & FSAIO_FOLD_F_LINK_FAILED);
+}
+
+/* The PUNT or LINK_FAIL record a note stands for (sent after its SUBMIT). */
+FSAIO_INLINE void fsaio_fold_note_record(struct fsaio_record *r, const struct fsaio_fold_req *f,
+					 __u64 note)
+{
+	r->type = note == FSAIO_FOLD_F_PUNTED ? FSAIO_EV_PUNT : FSAIO_EV_LINK_FAIL;
+	r->engine = FSAIO_ENGINE_IO_URING;
+	r->cpu = f->cpu;
+	r->ts_ns = f->ts_ns;
+	r->pid = f->pid;
+	r->tgid = f->tgid;
+	r->req = f->req;
+	r->user_data = f->user_data;
+	if (note == FSAIO_FOLD_F_PUNTED) {
+		r->arg0 = f->opcode;
+		r->arg1 = f->flags;
+		r->arg2 = f->punt_hashed;
+	} else {
+		r->ring = f->ring;
+	}
 }
 
 /* The SUBMIT record a kept submit stands for (seq, version left to the

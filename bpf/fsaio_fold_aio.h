@@ -185,7 +185,7 @@ FSAIO_INLINE __u64 fsaio_fold_aio_take(struct fsaio_fold_aio *f, __u32 tgid, __u
 	}
 	if (fsaio_fold_aio_kept(FSAIO_FOLD_ST(w)) || FSAIO_FOLD_ST(w) == FSAIO_FOLD_BUSY)
 		return 0;
-	busy = FSAIO_FOLD_WORD(w + 0x100, FSAIO_FOLD_BUSY);
+	busy = FSAIO_FOLD_NEW_WORD(w, FSAIO_FOLD_BUSY);
 	if (__sync_val_compare_and_swap(&f->state, w, busy) != w)
 		return 0;
 	return busy;

@@ -151,7 +151,8 @@ int fsaio_uring_fail_link(struct trace_event_raw_io_uring_fail_link *ctx)
 	barrier_var(link);
 	if (!trace_ring_event(ring))
 		return 0;
-	fold_promote(link);
+	if (fold_note(link, FSAIO_FOLD_F_LINK_FAILED, 0))
+		return 0;
 	r = rec_reserve(FSAIO_EV_LINK_FAIL, FSAIO_ENGINE_IO_URING);
 	if (!r)
 		return 0;
@@ -169,7 +170,8 @@ int fsaio_uring_queue_async_work(struct trace_event_raw_io_uring_queue_async_wor
 
 	if (!trace_ring_event((__u64)ctx->ctx))
 		return 0;
-	fold_promote((__u64)ctx->req);
+	if (fold_note((__u64)ctx->req, FSAIO_FOLD_F_PUNTED, ctx->rw))
+		return 0;
 	r = rec_reserve(FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING);
 	if (!r)
 		return 0;

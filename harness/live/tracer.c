@@ -495,11 +495,22 @@ int tracer_fold_flush(struct tracer *t, tracer_record_fn fn, void *ctx)
 	for (i = 0; i < np; i++) {
 		struct fsaio_record r = { .version = FSAIO_RECORD_VERSION };
 
+		__u64 note;
+
 		fsaio_fold_submit_record(&r, &pend[i]);
 		/* no seq (not from the ring buffer): the checker takes it as
 		 * the harness's */
 		r.flags |= FSAIO_F_INFERRED;
 		fn(&r, ctx);
+		for (note = FSAIO_FOLD_F_PUNTED; note <= FSAIO_FOLD_F_LINK_FAILED; note <<= 1) {
+			if (!(pend[i].state & note))
+				continue;
+			memset(&r, 0, sizeof(r));
+			r.version = FSAIO_RECORD_VERSION;
+			fsaio_fold_note_record(&r, &pend[i], note);
+			r.flags |= FSAIO_F_INFERRED;
+			fn(&r, ctx);
+		}
 	}
 	free(pend);
 	na = fold_aio_flush(t, fn, ctx);

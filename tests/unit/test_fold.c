@@ -47,23 +47,27 @@ static void send(struct checker *c, struct fsaio_record r)
 /* fold_send() */
 static void send_kept(struct checker *c, int what, const struct fsaio_fold_req *snap)
 {
+	static const int order[] = { FSAIO_FOLD_SEND_SUBMIT, FSAIO_FOLD_SEND_PUNT,
+				     FSAIO_FOLD_SEND_LINK_FAIL, FSAIO_FOLD_SEND_CQE };
 	struct fsaio_record r;
 
 	if (what <= 0)
 		return;
-	if (what & FSAIO_FOLD_SEND_SUBMIT) {
+	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (!(what & order[i]))
+			continue;
 		memset(&r, 0, sizeof(r));
 		r.version = FSAIO_RECORD_VERSION;
-		fsaio_fold_submit_record(&r, snap);
+		if (order[i] == FSAIO_FOLD_SEND_SUBMIT)
+			fsaio_fold_submit_record(&r, snap);
+		else if (order[i] == FSAIO_FOLD_SEND_CQE)
+			fsaio_fold_complete_record(&r, snap);
+		else
+			fsaio_fold_note_record(&r, snap, order[i] >> 4);
 		send(c, r);
 	}
-	if (what & FSAIO_FOLD_SEND_CQE) {
-		memset(&r, 0, sizeof(r));
-		r.version = FSAIO_RECORD_VERSION;
-		fsaio_fold_complete_record(&r, snap);
-		send(c, r);
+	if (what & FSAIO_FOLD_SEND_CQE)
 		fsaio_fold_uncount(&m.counts, snap);
-	}
 }
 
 static struct fsaio_fold_req *slot_of(uint64_t req)
@@ -238,6 +242,28 @@ static bool model_feed_aio(struct checker *c, const struct fsaio_record *r)
 	return false;
 }
 
+/* tracer_fold_flush(): an io_uring request kept in flight, its SUBMIT and
+ * notes as the harness's own records (no seq) */
+static void flush_uring(struct checker *c, const struct fsaio_fold_req *f)
+{
+	struct fsaio_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.version = FSAIO_RECORD_VERSION;
+	fsaio_fold_submit_record(&r, f);
+	r.flags |= FSAIO_F_INFERRED;
+	synth_rc |= checker_feed(c, &r);
+	for (uint64_t note = FSAIO_FOLD_F_PUNTED; note <= FSAIO_FOLD_F_LINK_FAILED; note <<= 1) {
+		if (!(f->state & note))
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.version = FSAIO_RECORD_VERSION;
+		fsaio_fold_note_record(&r, f, note);
+		r.flags |= FSAIO_F_INFERRED;
+		synth_rc |= checker_feed(c, &r);
+	}
+}
+
 /* tracer_fold_flush(): the libaio ones kept in flight, in submit order */
 static void flush_aio(struct checker *c)
 {
@@ -316,7 +342,7 @@ static void model_feed(struct checker *c, const struct fsaio_record *r)
 		if (what == FSAIO_FOLD_DROPPED)
 			return;
 		if (what < 0) {
-			fsaio_fold_count(&m.counts, snap.opcode, r->res);
+			fsaio_fold_count(&m.counts, &snap, r->res);
 			return;
 		}
 		send_kept(c, what, &snap);
@@ -324,9 +350,16 @@ static void model_feed(struct checker *c, const struct fsaio_record *r)
 		m.counts.e[FSAIO_ENGINE_IO_URING].submit_calls++;
 		m.counts.e[FSAIO_ENGINE_IO_URING].submit_ns += r->arg1;
 		return;
+	} else if (uring && (r->type == FSAIO_EV_PUNT || r->type == FSAIO_EV_LINK_FAIL) &&
+		   r->req) {					/* fold_note() */
+		what = fsaio_fold_on_note(slot_of(r->req), r->req, r->type == FSAIO_EV_PUNT ?
+					  FSAIO_FOLD_F_PUNTED : FSAIO_FOLD_F_LINK_FAILED,
+					  r->arg2, &snap);
+		if (what < 0)
+			return;
+		send_kept(c, what, &snap);
 	} else if (uring && (r->type == FSAIO_EV_RETRY || r->type == FSAIO_EV_WAKE ||
-			     r->type == FSAIO_EV_RESUME || r->type == FSAIO_EV_PUNT ||
-			     r->type == FSAIO_EV_LINK_FAIL) && r->req) {
+			     r->type == FSAIO_EV_RESUME) && r->req) {
 		send_kept(c, fsaio_fold_promote(slot_of(r->req), r->req, &snap), &snap);
 	} else if (r->type == FSAIO_EV_PROC_EXIT) {
 		*batch_word(r->tgid) = 0;	/* its sys_state is gone */
@@ -343,7 +376,7 @@ static void model_feed(struct checker *c, const struct fsaio_record *r)
 					next = &m.slot[i];
 			if (!next)
 				break;
-			send_kept(c, FSAIO_FOLD_SEND_SUBMIT, next);
+			flush_uring(c, next);
 			ts = next->ts_ns;
 		}
 		memset(m.slot, 0, sizeof(m.slot));
@@ -597,11 +630,13 @@ TEST_F(fold, requests_the_checker_reads_flags_of_go_as_records)
 {
 	uint64_t sent = play(_metadata, self, not_plain);
 
-	/* RQ(1), a multishot request (its F_MORE CQE dropped), and RQ(4), a
-	 * plain final CQE with an error, are folded */
-	EXPECT_EQ(2, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);
-	EXPECT_EQ(1, m.counts.e[FSAIO_ENGINE_IO_URING].errors);
-	EXPECT_EQ(self->records - 5 + 1, sent);	/* + the end record */
+	/* RQ(1), a multishot request (its F_MORE CQE dropped), RQ(4), a
+	 * plain final CQE with an error, and RQ(5), a failed chain's link
+	 * and its -ECANCELED, are folded */
+	EXPECT_EQ(3, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);
+	EXPECT_EQ(2, m.counts.e[FSAIO_ENGINE_IO_URING].errors);
+	EXPECT_EQ(1, m.counts.e[FSAIO_ENGINE_IO_URING].link_fails);
+	EXPECT_EQ(self->records - 8 + 1, sent);	/* + the end record */
 }
 
 /* Multishot at full rate, and cancellations on a live ring (a link
@@ -689,6 +724,42 @@ TEST_F(fold, a_pending_request_whose_slot_is_taken_is_sent)
 	EXPECT_EQ(VERDICT_PASS, INV(self->folded, INV_EXACTLY_ONCE)->verdict);
 	EXPECT_EQ(2, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);	/* the twin, then RQ(0) again */
 	EXPECT_EQ(3, sent);	/* RQ(0)'s first SUBMIT and COMPLETE, the end */
+}
+
+/* io-wq punts and failed chains: noted in the kept request; sent with it
+ * when anything else is said (a resume after the punt needs its PUNT), a
+ * link whose CQE the kernel skipped ends at its req's next submit, and
+ * what is in flight at the end goes with its notes */
+static void punts_and_links(struct checker *c)
+{
+	for (int i = 0; i < 8; i++)
+		uring_submit(c, 100, RQ(i));
+	for (int i = 0; i < 4; i++)
+		ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING, 100, RQ(i));
+	uring_complete(c, 100, RQ(0), 4096);		/* punted, plain: folded */
+	ev_resume(c, FSAIO_ENGINE_IO_URING, 100, RQ(1), 1);	/* io-wq runs it */
+	uring_complete(c, 100, RQ(1), 4096);
+	ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING, 100, RQ(2));	/* again */
+	uring_complete(c, 100, RQ(2), 4096);
+	uring_link_fail(c, 100, RQ(4));
+	uring_complete(c, 100, RQ(4), -125);		/* folded */
+	uring_link_fail(c, 100, RQ(5));			/* its CQE skipped */
+	uring_submit(c, 100, RQ(5));			/* the req reused */
+	uring_complete(c, 100, RQ(5), 4096);
+	uring_link_fail(c, 100, RQ(6));			/* in flight at the end */
+	/* RQ(3) punted, RQ(7) plain: in flight at the end too */
+}
+
+TEST_F(fold, punts_and_failed_links_are_noted)
+{
+	play(_metadata, self, punts_and_links);
+	EXPECT_EQ(VERDICT_FAIL, INV(self->folded, INV_QUIESCENCE)->verdict);
+	EXPECT_EQ(VERDICT_PASS, INV(self->folded, INV_EXACTLY_ONCE)->verdict);
+	EXPECT_EQ(2, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);	/* RQ(0), RQ(4) */
+	EXPECT_EQ(1, m.counts.e[FSAIO_ENGINE_IO_URING].punts);
+	EXPECT_EQ(5, checker_stats(self->folded)->engine[FSAIO_ENGINE_IO_URING].punts);
+	/* RQ(5), and RQ(6) settled at the end */
+	EXPECT_EQ(2, checker_stats(self->folded)->engine[FSAIO_ENGINE_IO_URING].cqe_skipped);
 }
 
 /* ---- libaio ---- */
