@@ -9,6 +9,7 @@
  */
 #include "common.bpf.h"
 #include "fold.bpf.h"
+#include "fold_aio.bpf.h"
 
 static __always_inline bool kiocb_is_aio(struct kiocb *iocb)
 {
@@ -39,6 +40,8 @@ static __always_inline void emit_retry(__u8 engine, __u64 req, __u64 user_data,
 
 	if (engine == FSAIO_ENGINE_IO_URING)
 		fold_promote(req);
+	else	/* in the submitter's io_submit */
+		fold_aio_promote(bpf_get_current_pid_tgid() >> 32, req);
 	r = rec_reserve(FSAIO_EV_RETRY, engine);
 	if (!r)
 		return;

@@ -17,8 +17,9 @@ static __always_inline struct fsaio_fold_req *fold_slot_of(__u64 req)
 	return &fold_slots[fsaio_fold_slot(req) & (FSAIO_FOLD_SLOTS - 1)];
 }
 
-/* Send a record built from a kept request (its SUBMIT, or a folded CQE). */
-static __always_inline void fold_send_one(const struct fsaio_fold_req *f, bool cqe)
+/* Send a record built from a kept request: its SUBMIT, a note
+ * (FSAIO_FOLD_SEND_PUNT, _LINK_FAIL) or a folded CQE (FSAIO_FOLD_SEND_CQE). */
+static __always_inline void fold_send_one(const struct fsaio_fold_req *f, int what)
 {
 	struct fsaio_record *r = bpf_ringbuf_reserve(&events, FSAIO_RECORD_SHORT, 0);
 
@@ -27,10 +28,12 @@ static __always_inline void fold_send_one(const struct fsaio_fold_req *f, bool c
 		return;
 	}
 	__builtin_memset(r, 0, FSAIO_RECORD_SHORT);
-	if (cqe)
+	if (what == FSAIO_FOLD_SEND_CQE)
 		fsaio_fold_complete_record(r, f);
-	else
+	else if (what == FSAIO_FOLD_SEND_SUBMIT)
 		fsaio_fold_submit_record(r, f);
+	else
+		fsaio_fold_note_record(r, f, what >> 4);
 	r->version = FSAIO_RECORD_VERSION;
 	r->seq = __sync_fetch_and_add(&fsaio_seq, 1) + 1;
 	rec_submit(r);
@@ -46,9 +49,13 @@ static __always_inline void fold_send(int what, const struct fsaio_fold_req *sna
 	if (what <= 0)
 		return;
 	if (what & FSAIO_FOLD_SEND_SUBMIT)
-		fold_send_one(snap, false);
+		fold_send_one(snap, FSAIO_FOLD_SEND_SUBMIT);
+	if (what & FSAIO_FOLD_SEND_PUNT)
+		fold_send_one(snap, FSAIO_FOLD_SEND_PUNT);
+	if (what & FSAIO_FOLD_SEND_LINK_FAIL)
+		fold_send_one(snap, FSAIO_FOLD_SEND_LINK_FAIL);
 	if (what & FSAIO_FOLD_SEND_CQE) {
-		fold_send_one(snap, true);
+		fold_send_one(snap, FSAIO_FOLD_SEND_CQE);
 		c = bpf_map_lookup_elem(&fold_counts, &zero);
 		if (c)
 			fsaio_fold_uncount(c, snap);
@@ -131,9 +138,10 @@ static __always_inline bool fold_submit(__u64 ring, __u64 req, __u64 user_data,
 	return true;
 }
 
-/* A CQE: folded (true), or to be sent as a record after what the kept
- * request says (its SUBMIT; for a folded one completed again, its pair). */
-static __always_inline bool fold_cqe(__u64 req, __s32 res, __u32 cflags)
+/* A CQE (rflags: its record's flags): folded or dropped (true), or to be
+ * sent as a record after what the kept request says (its SUBMIT; for a
+ * folded one completed again, its pair). */
+static __always_inline bool fold_cqe(__u64 req, __s32 res, __u32 cflags, __u8 rflags)
 {
 	struct fsaio_fold_req snap;
 	struct fsaio_fold_counts *c;
@@ -142,13 +150,32 @@ static __always_inline bool fold_cqe(__u64 req, __s32 res, __u32 cflags)
 
 	if (!fold || !req)
 		return false;
-	what = fsaio_fold_on_cqe(fold_slot_of(req), req, res, cflags, &snap);
+	what = fsaio_fold_on_cqe(fold_slot_of(req), req, res, cflags, rflags, &snap);
+	if (what == FSAIO_FOLD_DROPPED)
+		return true;
 	if (what < 0) {
 		c = bpf_map_lookup_elem(&fold_counts, &zero);
 		if (c)
-			fsaio_fold_count(c, snap.opcode, res);
+			fsaio_fold_count(c, &snap, res);
 		return true;
 	}
+	fold_send(what, &snap);
+	return false;
+}
+
+/* A punt to io-wq or a failed chain's cancellation of req (note
+ * FSAIO_FOLD_F_*): noted in the kept request (true), or to be sent as a
+ * record after what was kept. */
+static __always_inline bool fold_note(__u64 req, __u64 note, __u8 arg)
+{
+	struct fsaio_fold_req snap;
+	int what;
+
+	if (!fold || !req)
+		return false;
+	what = fsaio_fold_on_note(fold_slot_of(req), req, note, arg, &snap);
+	if (what < 0)
+		return true;
 	fold_send(what, &snap);
 	return false;
 }

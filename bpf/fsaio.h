@@ -221,7 +221,10 @@ enum fsaio_context {
 };
 
 /* record.flags */
-#define FSAIO_F_ASYNC		0x01	/* WAIT_BIT: async entry */
+#define FSAIO_F_ACCEPTED	0x01	/* libaio SUBMIT sent by the fold after
+					 * its batch's SUBMIT_DONE, which took the
+					 * whole batch and was counted in the
+					 * kernel (bpf/fsaio_fold_aio.h) */
 #define FSAIO_F_INFERRED	0x02	/* derived by the harness, not traced */
 #define FSAIO_F_FAILED_INIT	0x04	/* io_uring SUBMIT: the SQE failed at init
 					 * (io_uring_req_failed): no submit_req
@@ -286,6 +289,20 @@ struct fsaio_record {
  * no CQE when it succeeds (a failure still posts one). */
 #define FSAIO_URING_REQ_CQE_SKIP	(1u << 6)
 
+/* io_uring CQE flags (COMPLETE arg0) and opcodes the checker reads */
+#define FSAIO_CQE_F_MORE	(1u << 1)	/* IORING_CQE_F_MORE: multishot, more to come */
+#define FSAIO_CQE_F_NOTIF	(1u << 3)	/* IORING_CQE_F_NOTIF: a zero-copy send's
+						 * notification */
+#define FSAIO_URING_OP_SEND_ZC		47	/* IORING_OP_SEND_ZC */
+#define FSAIO_URING_OP_SENDMSG_ZC	48	/* IORING_OP_SENDMSG_ZC */
+
+/* A zero-copy send, whose F_MORE CQE is its own last one (its
+ * notification follows as the kernel's request). */
+FSAIO_INLINE int fsaio_uring_zc_send(__u32 opcode)
+{
+	return opcode == FSAIO_URING_OP_SEND_ZC || opcode == FSAIO_URING_OP_SENDMSG_ZC;
+}
+
 /*
  * Typed views of the fields that some record types overload.  The BPF
  * programs write them and the checker reads them only through these, so
@@ -297,9 +314,13 @@ FSAIO_INLINE __u64 fsaio_submit_arg2(__u32 opcode, __u32 fd, __u32 index)
 {
 	return (__u64)(opcode & 0xffff) | (__u64)(fd & 0xffff) << 16 | (__u64)index << 32;
 }
+FSAIO_INLINE __u16 fsaio_submit_opcode_of(__u64 arg2)
+{
+	return arg2 & 0xffff;
+}
 FSAIO_INLINE __u16 fsaio_submit_opcode(const struct fsaio_record *r)
 {
-	return r->arg2 & 0xffff;
+	return fsaio_submit_opcode_of(r->arg2);
 }
 FSAIO_INLINE __u16 fsaio_submit_fd(const struct fsaio_record *r)
 {

@@ -6,13 +6,15 @@
  * A plain io_uring request (no failed init, no IOSQE_CQE_SKIP_SUCCESS) is
  * not sent as a SUBMIT record: its submit is kept in a slot of fold_slots,
  * a direct-mapped table indexed by a hash of req (a global array: no map
- * helper, no lock on the hot path).  If its final CQE comes next (no
- * F_MORE, no notification, not -ECANCELED) with nothing else said about it
+ * helper, no lock on the hot path).  If its final CQE comes next (not a
+ * notification, not a cancellation at ring teardown; a multishot
+ * request's intermediate F_MORE CQEs before it are dropped, as the
+ * checker only adds them to the history) with nothing else said about it
  * in between, the lifecycle is counted (fsaio_fold_counts) and no record
  * is sent at all: that is exactly the SUBMIT, COMPLETE pair the checker
  * would have passed.  Anything else said about the request first (a retry,
  * wake, resume, punt, failed link, an overflowed CQE of its ring, its
- * process's exit, a CQE that is not a plain final one) promotes it: the
+ * process's exit, a CQE that is not a plain one) promotes it: the
  * kept SUBMIT is sent, with its own time, and everything after flows as
  * records.  A second completion of a folded request sends the folded pair
  * and then itself, so the checker sees "completed twice" as without
@@ -26,7 +28,8 @@
  * SUBMIT records and clears the map: the checker then judges exactly the
  * stream it would have seen, minus the plain pairs, whose counts it adds
  * (checker_add_folded).  io_uring's SUBMIT_DONE records, which the checker
- * only counts, are counted here too.
+ * only counts, are counted here too.  libaio's lifecycles fold the same
+ * way in fsaio_fold_aio.h.
  *
  * The decisions below are shared by the BPF object and the unit tests,
  * which drive them and the checker with the same synthetic streams.
@@ -40,11 +43,11 @@
 #define FSAIO_FOLD_SLOTS_LOG2	12
 #define FSAIO_FOLD_SLOTS	(1u << FSAIO_FOLD_SLOTS_LOG2)
 #define FSAIO_FOLD_OPS		64	/* by-opcode counts (opcodes above: last) */
-#define FSAIO_FOLD_ECANCELED	125
 
-/* A slot's state word: the state in the low byte, a generation above it
- * (bumped each time the slot is taken, so a compare-and-swap that read the
- * word before a takeover fails after it). */
+/* A slot's state word: the state in the low nibble, notes of what the
+ * kept request went through above it (FSAIO_FOLD_F_*), a generation above
+ * the low byte (bumped each time the slot is taken, so a compare-and-swap
+ * that read the word before a takeover fails after it). */
 enum fsaio_fold_state {
 	FSAIO_FOLD_FREE = 0,
 	FSAIO_FOLD_PENDING,	/* submit kept, not sent */
@@ -52,8 +55,13 @@ enum fsaio_fold_state {
 	FSAIO_FOLD_DONE,	/* folded: submit and final CQE counted */
 	FSAIO_FOLD_BUSY,	/* being written by a takeover */
 };
-#define FSAIO_FOLD_ST(w)	((__u32)((w) & 0xff))
-#define FSAIO_FOLD_WORD(w, st)	(((w) & ~0xffull) | (st))
+#define FSAIO_FOLD_ST(w)	((__u32)((w) & 0x0f))
+#define FSAIO_FOLD_WORD(w, st)	(((w) & ~0x0full) | (st))	/* notes kept */
+/* Notes of a kept io_uring request, which the checker reads only as
+ * history and counts: sent as records if the request is sent after all. */
+#define FSAIO_FOLD_F_PUNTED	0x10	/* handed to io-wq (io_uring_queue_async_work) */
+#define FSAIO_FOLD_F_LINK_FAILED 0x20	/* a link of a failed chain (io_uring_fail_link) */
+#define FSAIO_FOLD_NEW_WORD(w, st)	((((w) + 0x100) & ~0xffull) | (st))	/* a new owner */
 
 /* A kept submit: what its SUBMIT record carries, and a folded CQE. */
 struct fsaio_fold_req {
@@ -68,7 +76,7 @@ struct fsaio_fold_req {
 	__u32 tgid;
 	__u16 cpu;
 	__u8 opcode;
-	__u8 pad;
+	__u8 punt_hashed;	/* FSAIO_FOLD_F_PUNTED: the PUNT's arg2 */
 	char comm[FSAIO_COMM_LEN];
 };
 
@@ -78,17 +86,28 @@ FSAIO_INLINE __u32 fsaio_fold_slot(__u64 req)
 	       (FSAIO_FOLD_SLOTS - 1);
 }
 
-/* Counted by the BPF side for folded lifecycles, per CPU.  Only __u64
- * fields: user space sums them over CPUs and subtracts a base word by word
- * (harness/live/tracer.h). */
-struct fsaio_fold_counts {
-	__u64 lifecycles;	/* each one SUBMIT and one final COMPLETE */
+/* Counted by the BPF side for folded lifecycles, per CPU and engine.
+ * Only __u64 fields: user space sums them over CPUs and subtracts a base
+ * word by word (harness/live/tracer.h). */
+struct fsaio_fold_engine {
+	__u64 lifecycles;	/* each one SUBMIT and its end (io_uring: the
+				 * final COMPLETE; libaio: the REAP, and the
+				 * kernel COMPLETE where one is traced) */
 	__u64 errors;		/* of those, res < 0 */
 	__u64 by_opcode[FSAIO_FOLD_OPS];
-	/* io_uring SUBMIT_DONE (io_uring_enter calls that submit), which
-	 * the checker only counts: counted here instead of sent */
+	/* SUBMIT_DONE (io_uring_enter calls that submit, io_submit calls
+	 * that took their whole batch), which the checker only counts:
+	 * counted here instead of sent */
 	__u64 submit_calls;
 	__u64 submit_ns;
+	/* of the lifecycles, io_uring ones punted to io-wq and links of a
+	 * failed chain (their PUNT and LINK_FAIL records not sent) */
+	__u64 punts;
+	__u64 link_fails;
+};
+
+struct fsaio_fold_counts {
+	struct fsaio_fold_engine e[FSAIO_ENGINE__COUNT];
 };
 
 /* May a new request's submit be kept?  rflags: the SUBMIT record's flags
@@ -99,11 +118,22 @@ FSAIO_INLINE int fsaio_fold_submit_ok(__u8 rflags, __u64 req_flags)
 }
 
 /* Does this CQE end a kept lifecycle with nothing for the checker to see?
- * A multishot or zero-copy CQE (F_MORE, F_NOTIF) and -ECANCELED (ring
- * teardown, cancelled links) are what the checker reads flags from. */
-FSAIO_INLINE int fsaio_fold_cqe_ok(__s32 res, __u32 cflags)
+ * rflags: the COMPLETE record's flags.  Not a zero-copy notification
+ * (F_NOTIF), not a cancellation at ring teardown (FSAIO_F_TEARDOWN: the
+ * request is abandoned, not completed); F_MORE is a multishot request's
+ * intermediate CQE (fsaio_fold_cqe_more()), or a zero-copy send's last. */
+FSAIO_INLINE int fsaio_fold_cqe_ok(__u32 cflags, __u8 rflags)
 {
-	return !(cflags & ((1u << 1) | (1u << 3))) && res != -FSAIO_FOLD_ECANCELED;
+	return !(cflags & (FSAIO_CQE_F_MORE | FSAIO_CQE_F_NOTIF)) && !(rflags & FSAIO_F_TEARDOWN);
+}
+
+/* An intermediate CQE of a kept multishot request: the checker only adds
+ * it to the request's history (it does not end it), so it is dropped and
+ * the request stays kept.  A zero-copy send's F_MORE CQE ends it. */
+FSAIO_INLINE int fsaio_fold_cqe_more(__u32 cflags, __u8 rflags, __u8 opcode)
+{
+	return (cflags & FSAIO_CQE_F_MORE) && !(cflags & FSAIO_CQE_F_NOTIF) &&
+	       !(rflags & FSAIO_F_TEARDOWN) && !fsaio_uring_zc_send(opcode);
 }
 
 /*
@@ -119,6 +149,9 @@ FSAIO_INLINE int fsaio_fold_cqe_ok(__s32 res, __u32 cflags)
  */
 #define FSAIO_FOLD_SEND_SUBMIT	1
 #define FSAIO_FOLD_SEND_CQE	2
+/* and, from the notes of the state word (io_uring), in this order: */
+#define FSAIO_FOLD_SEND_PUNT	(FSAIO_FOLD_F_PUNTED << 4)
+#define FSAIO_FOLD_SEND_LINK_FAIL (FSAIO_FOLD_F_LINK_FAILED << 4)
 
 /* Promote f if it is req's (req 0: whoever's it is); *snap what to send. */
 FSAIO_INLINE int fsaio_fold_promote(struct fsaio_fold_req *f, __u64 req,
@@ -134,20 +167,46 @@ FSAIO_INLINE int fsaio_fold_promote(struct fsaio_fold_req *f, __u64 req,
 	    __sync_val_compare_and_swap(&f->state, w,
 					FSAIO_FOLD_WORD(w, FSAIO_FOLD_PROMOTED)) != w)
 		return 0;
-	return st == FSAIO_FOLD_PENDING ? FSAIO_FOLD_SEND_SUBMIT :
-	       FSAIO_FOLD_SEND_SUBMIT | FSAIO_FOLD_SEND_CQE;
+	return FSAIO_FOLD_SEND_SUBMIT | (st == FSAIO_FOLD_DONE ? FSAIO_FOLD_SEND_CQE : 0) |
+	       (__u32)((w & (FSAIO_FOLD_F_PUNTED | FSAIO_FOLD_F_LINK_FAILED)) << 4);
 }
 
-/* A CQE of req: folded (-1: count it, send nothing; *snap the lifecycle),
- * or what to send from *snap before the CQE's own record. */
-FSAIO_INLINE int fsaio_fold_on_cqe(struct fsaio_fold_req *f, __u64 req, __s32 res,
-				   __u32 cflags, struct fsaio_fold_req *snap)
+/* A punt to io-wq (note FSAIO_FOLD_F_PUNTED, arg: hashed) or a failed
+ * chain's cancellation (FSAIO_FOLD_F_LINK_FAILED) of req: noted in the
+ * kept request (-1, nothing sent), or what to send from *snap before the
+ * event's own record (a second note of the same kind is sent). */
+FSAIO_INLINE int fsaio_fold_on_note(struct fsaio_fold_req *f, __u64 req, __u64 note,
+				    __u8 arg, struct fsaio_fold_req *snap)
 {
 	__u64 w = f->state;
 
 	if (f->req != req)
 		return 0;
-	if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING && fsaio_fold_cqe_ok(res, cflags)) {
+	if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING && !(w & note)) {
+		if (note == FSAIO_FOLD_F_PUNTED)
+			f->punt_hashed = arg;	/* read only once the note is set */
+		if (f->req == req && __sync_val_compare_and_swap(&f->state, w, w | note) == w)
+			return -1;
+	}
+	return fsaio_fold_promote(f, req, snap);
+}
+
+/* A CQE of req (rflags: its record's flags): folded (-1: count it, send
+ * nothing; *snap the lifecycle), dropped (-2: a kept multishot request's
+ * intermediate CQE), or what to send from *snap before the CQE's own
+ * record. */
+#define FSAIO_FOLD_DROPPED	(-2)
+FSAIO_INLINE int fsaio_fold_on_cqe(struct fsaio_fold_req *f, __u64 req, __s32 res,
+				   __u32 cflags, __u8 rflags, struct fsaio_fold_req *snap)
+{
+	__u64 w = f->state;
+
+	if (f->req != req)
+		return 0;
+	if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING &&
+	    fsaio_fold_cqe_more(cflags, rflags, f->opcode) && f->state == w && f->req == req)
+		return FSAIO_FOLD_DROPPED;
+	if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING && fsaio_fold_cqe_ok(cflags, rflags)) {
 		*snap = *f;
 		if (snap->req == req && snap->state == w &&
 		    __sync_val_compare_and_swap(&f->state, w,
@@ -183,7 +242,7 @@ FSAIO_INLINE __u64 fsaio_fold_take(struct fsaio_fold_req *f, __u64 req,
 	}
 	if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING || FSAIO_FOLD_ST(w) == FSAIO_FOLD_BUSY)
 		return 0;
-	busy = FSAIO_FOLD_WORD(w + 0x100, FSAIO_FOLD_BUSY);
+	busy = FSAIO_FOLD_NEW_WORD(w, FSAIO_FOLD_BUSY);
 	if (__sync_val_compare_and_swap(&f->state, w, busy) != w)
 		return 0;
 	return busy;
@@ -198,7 +257,7 @@ FSAIO_INLINE void fsaio_fold_forget(struct fsaio_fold_req *f, __u64 req)
 		__sync_val_compare_and_swap(&f->state, w, FSAIO_FOLD_WORD(w, FSAIO_FOLD_FREE));
 }
 
-FSAIO_INLINE void fsaio_fold_count(struct fsaio_fold_counts *c, __u8 opcode, __s32 res)
+FSAIO_INLINE void fsaio_fold_engine_count(struct fsaio_fold_engine *c, __u32 opcode, __s32 res)
 {
 	c->lifecycles++;
 	if (res < 0)
@@ -206,15 +265,58 @@ FSAIO_INLINE void fsaio_fold_count(struct fsaio_fold_counts *c, __u8 opcode, __s
 	c->by_opcode[opcode < FSAIO_FOLD_OPS ? opcode : FSAIO_FOLD_OPS - 1]++;
 }
 
-/* A folded lifecycle sent after all (FSAIO_FOLD_SEND_CQE: completed
- * again) is the checker's to count now.  Per-CPU counts may go below
- * zero on one CPU; their sum is right. */
-FSAIO_INLINE void fsaio_fold_uncount(struct fsaio_fold_counts *c, const struct fsaio_fold_req *f)
+/* A folded lifecycle sent after all (completed again) is the checker's
+ * to count now.  Per-CPU counts may go below zero on one CPU; their sum
+ * is right. */
+FSAIO_INLINE void fsaio_fold_engine_uncount(struct fsaio_fold_engine *c, __u32 opcode,
+					    __s32 res)
 {
 	c->lifecycles--;
-	if (f->done_res < 0)
+	if (res < 0)
 		c->errors--;
-	c->by_opcode[f->opcode < FSAIO_FOLD_OPS ? f->opcode : FSAIO_FOLD_OPS - 1]--;
+	c->by_opcode[opcode < FSAIO_FOLD_OPS ? opcode : FSAIO_FOLD_OPS - 1]--;
+}
+
+/* An io_uring lifecycle folded: f the kept request (its state word's
+ * notes), res its CQE's result. */
+FSAIO_INLINE void fsaio_fold_count(struct fsaio_fold_counts *c, const struct fsaio_fold_req *f,
+				   __s32 res)
+{
+	struct fsaio_fold_engine *e = &c->e[FSAIO_ENGINE_IO_URING];
+
+	fsaio_fold_engine_count(e, f->opcode, res);
+	e->punts += !!(f->state & FSAIO_FOLD_F_PUNTED);
+	e->link_fails += !!(f->state & FSAIO_FOLD_F_LINK_FAILED);
+}
+
+FSAIO_INLINE void fsaio_fold_uncount(struct fsaio_fold_counts *c, const struct fsaio_fold_req *f)
+{
+	struct fsaio_fold_engine *e = &c->e[FSAIO_ENGINE_IO_URING];
+
+	fsaio_fold_engine_uncount(e, f->opcode, f->done_res);
+	e->punts -= !!(f->state & FSAIO_FOLD_F_PUNTED);
+	e->link_fails -= !!(f->state & FSAIO_FOLD_F_LINK_FAILED);
+}
+
+/* The PUNT or LINK_FAIL record a note stands for (sent after its SUBMIT). */
+FSAIO_INLINE void fsaio_fold_note_record(struct fsaio_record *r, const struct fsaio_fold_req *f,
+					 __u64 note)
+{
+	r->type = note == FSAIO_FOLD_F_PUNTED ? FSAIO_EV_PUNT : FSAIO_EV_LINK_FAIL;
+	r->engine = FSAIO_ENGINE_IO_URING;
+	r->cpu = f->cpu;
+	r->ts_ns = f->ts_ns;
+	r->pid = f->pid;
+	r->tgid = f->tgid;
+	r->req = f->req;
+	r->user_data = f->user_data;
+	if (note == FSAIO_FOLD_F_PUNTED) {
+		r->arg0 = f->opcode;
+		r->arg1 = f->flags;
+		r->arg2 = f->punt_hashed;
+	} else {
+		r->ring = f->ring;
+	}
 }
 
 /* The SUBMIT record a kept submit stands for (seq, version left to the

@@ -33,6 +33,7 @@
  * reported for a request remembered by fsaio_submit only.
  */
 #include "common.bpf.h"
+#include "fold_aio.bpf.h"
 
 /* enum fsaio_wait_kind of the patched kernel */
 #define FSAIO_WAIT_PAGE_LOCK	1
@@ -91,20 +92,28 @@ static __always_inline __u8 fsaio_wait_site(__u64 kind)
 	return FSAIO_SITE_UNKNOWN;
 }
 
-/* A record for a remembered request, in whatever context the event runs. */
-static __always_inline struct fsaio_record *
-fsaio_req_reserve(__u16 type, __u64 req, struct aio_req_info **infop)
+/* The remembered request req (struct aio_kiocb *), or NULL. */
+static __always_inline struct aio_req_info *fsaio_req_info(__u64 req)
 {
 	struct aio_req_info *info;
-	struct fsaio_record *r;
 
 	if (!req)
 		return NULL;
 	info = bpf_map_lookup_elem(&aio_reqs, &req);
-	if (!info)
-		info = bpf_map_lookup_elem(&aio_done, &req);
+	return info ? info : bpf_map_lookup_elem(&aio_done, &req);
+}
+
+/* A record for a remembered request, in whatever context the event runs;
+ * what the fold kept of it goes first. */
+static __always_inline struct fsaio_record *
+fsaio_req_reserve(__u16 type, __u64 req, struct aio_req_info **infop)
+{
+	struct aio_req_info *info = fsaio_req_info(req);
+	struct fsaio_record *r;
+
 	if (!info)
 		return NULL;
+	fold_aio_promote(info->tgid, info->iocb);
 	r = rec_reserve(type, FSAIO_ENGINE_LIBAIO);
 	if (!r)
 		return NULL;
@@ -292,9 +301,12 @@ SEC("raw_tp/fsaio_complete")
 int fsaio_tp_complete(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 req = ctx->args[0];
-	struct aio_req_info *info = NULL;
-	struct fsaio_record *r = fsaio_req_reserve(FSAIO_EV_COMPLETE, req, &info);
+	struct aio_req_info *info = fsaio_req_info(req);
+	struct fsaio_record *r = NULL;
 
+	/* a plain lifecycle's completion: kept with its SUBMIT (fold_aio) */
+	if (!info || !fold_aio_kcomplete(info->tgid, info->iocb, (__s32)ctx->args[3]))
+		r = fsaio_req_reserve(FSAIO_EV_COMPLETE, req, &info);
 	if (r) {
 		r->user_data = ctx->args[2];
 		r->res = (__s32)ctx->args[3];

@@ -18,7 +18,7 @@ static void def(const char *name, long long val)
 	printf("@define %s %%( %lld %%)\n", name, val);
 }
 
-/* K(FSAIO_, F_ASYNC) prints @define F_ASYNC with FSAIO_F_ASYNC's value */
+/* K(FSAIO_, F_OVERFLOW) prints @define F_OVERFLOW with FSAIO_F_OVERFLOW's value */
 #define K(prefix, name) def(#name, (long long)(prefix##name))
 
 int main(void)
@@ -50,7 +50,7 @@ int main(void)
 	K(FSAIO_, CTX_SYNC_READ);
 	K(FSAIO_, CTX_SYNC_WRITE);
 	K(FSAIO_, CTX_REAP);
-	K(FSAIO_, F_ASYNC);
+	K(FSAIO_, F_ACCEPTED);
 	K(FSAIO_, F_INFERRED);
 	K(FSAIO_, F_FAILED_INIT);
 	K(FSAIO_, F_OVERFLOW);

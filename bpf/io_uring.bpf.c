@@ -151,7 +151,8 @@ int fsaio_uring_fail_link(struct trace_event_raw_io_uring_fail_link *ctx)
 	barrier_var(link);
 	if (!trace_ring_event(ring))
 		return 0;
-	fold_promote(link);
+	if (fold_note(link, FSAIO_FOLD_F_LINK_FAILED, 0))
+		return 0;
 	r = rec_reserve(FSAIO_EV_LINK_FAIL, FSAIO_ENGINE_IO_URING);
 	if (!r)
 		return 0;
@@ -169,7 +170,8 @@ int fsaio_uring_queue_async_work(struct trace_event_raw_io_uring_queue_async_wor
 
 	if (!trace_ring_event((__u64)ctx->ctx))
 		return 0;
-	fold_promote((__u64)ctx->req);
+	if (fold_note((__u64)ctx->req, FSAIO_FOLD_F_PUNTED, ctx->rw))
+		return 0;
 	r = rec_reserve(FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING);
 	if (!r)
 		return 0;
@@ -187,6 +189,7 @@ static __always_inline int uring_cqe(__u64 ring, __u64 req, __u64 user_data, __s
 				     __u32 cflags)
 {
 	struct fsaio_record *r;
+	__u8 flags;
 
 	if (!trace_ring_event(ring))
 		return 0;
@@ -197,7 +200,8 @@ static __always_inline int uring_cqe(__u64 ring, __u64 req, __u64 user_data, __s
 		agg_event(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 0, res, cflags, 0);
 		return 0;
 	}
-	if (fold_cqe(req, res, cflags))
+	flags = teardown_flag((void *)ring, res);
+	if (fold_cqe(req, res, cflags, flags))
 		return 0;
 	r = rec_reserve(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING);
 	if (!r)
@@ -206,7 +210,7 @@ static __always_inline int uring_cqe(__u64 ring, __u64 req, __u64 user_data, __s
 	r->user_data = user_data;
 	r->res = res;
 	r->arg0 = cflags;
-	r->flags = teardown_flag((void *)ring, res);
+	r->flags = flags;
 	rec_submit(r);
 	return 0;
 }
@@ -309,8 +313,8 @@ int fsaio_io_uring_enter_exit(struct trace_event_raw_sys_exit *ctx)
 		struct fsaio_fold_counts *c = bpf_map_lookup_elem(&fold_counts, &zero);
 
 		if (c) {
-			c->submit_calls++;
-			c->submit_ns += bpf_ktime_get_ns() - ts;
+			c->e[FSAIO_ENGINE_IO_URING].submit_calls++;
+			c->e[FSAIO_ENGINE_IO_URING].submit_ns += bpf_ktime_get_ns() - ts;
 			return 0;
 		}
 	}

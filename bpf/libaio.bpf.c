@@ -4,8 +4,10 @@
  * io_getevents and io_pgetevents (a REAP per io_event), io_destroy.
  */
 #include "common.bpf.h"
+#include "fold_aio.bpf.h"
 
 struct submit_loop {
+	struct sys_state *s;	/* the submitting thread's */
 	__u64 iocbpp;		/* user struct iocb ** */
 	__u64 ring;		/* aio_context_t */
 	__u32 batch;
@@ -28,6 +30,20 @@ static long submit_one(__u32 i, void *data)
 	    bpf_probe_read_user(&cb, sizeof(cb), (void *)uptr)) {
 		count_drops(FSAIO_DROP_USER_READ, l->nr - i);
 		return 1;
+	}
+	if (fold_aio_on()) {
+		struct fold_aio_new n = {
+			.req = uptr,
+			.user_data = cb.aio_data,
+			.ring = l->ring,
+			.offset = (__u64)cb.aio_offset,
+			.nbytes = cb.aio_nbytes,
+			.arg2 = fsaio_submit_arg2(cb.aio_lio_opcode, cb.aio_fildes, i),
+			.batch = l->batch,
+		};
+
+		if (fold_aio_submit(l->s, &n))
+			return 0;
 	}
 	r = rec_reserve(FSAIO_EV_SUBMIT, FSAIO_ENGINE_LIBAIO);
 	if (!r)
@@ -110,6 +126,8 @@ static __always_inline int handle_io_submit_enter(struct trace_event_raw_sys_ent
 	s->nr = nr;
 	s->ts = bpf_ktime_get_ns();
 	ring_track(ctx->args[0]);
+	fold_aio_batch_open(s);
+	l.s = s;
 	l.iocbpp = ctx->args[2];
 	l.ring = ctx->args[0];
 	l.batch = s->batch;
@@ -130,8 +148,13 @@ static __always_inline int handle_io_submit_exit(struct trace_event_raw_sys_exit
 	struct sys_state *s = bpf_map_lookup_elem(&sys_states, &tid);
 	struct fsaio_record *r;
 
-	if (s)
-		s->sync_write = 0;
+	if (!s)
+		return 0;
+	s->sync_write = 0;
+	if (s->ts && fold_aio_batch_close(s, tid, ctx->ret, bpf_ktime_get_ns() - s->ts)) {
+		s->ts = 0;
+		return 0;
+	}
 	r = sys_exit_record(ctx, FSAIO_EV_SUBMIT_DONE, &s);
 	if (!r)
 		return 0;
@@ -165,6 +188,8 @@ static long reap_one(__u32 i, void *data)
 		count_drops(FSAIO_DROP_USER_READ, l->nr - i);
 		return 1;
 	}
+	if (fold_aio_reap(bpf_get_current_pid_tgid() >> 32, ev.obj, (__s32)ev.res))
+		return 0;
 	r = rec_reserve(FSAIO_EV_REAP, FSAIO_ENGINE_LIBAIO);
 	if (!r)
 		return 0;
@@ -209,9 +234,14 @@ static __always_inline int handle_io_destroy_enter(struct trace_event_raw_sys_en
 
 static __always_inline int handle_io_destroy_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	struct sys_state *s;
-	struct fsaio_record *r = sys_exit_record(ctx, FSAIO_EV_IO_DESTROY, &s);
+	__u32 tid = current_tid();
+	struct sys_state *s = bpf_map_lookup_elem(&sys_states, &tid);
+	struct fsaio_record *r;
 
+	/* what it abandoned was submitted before: sent first */
+	if (s && s->ts)
+		fold_aio_promote_all(bpf_get_current_pid_tgid() >> 32, s->ptr, 0, 0);
+	r = sys_exit_record(ctx, FSAIO_EV_IO_DESTROY, &s);
 	if (!r)
 		return 0;
 	r->ring = s->ptr;

@@ -20,6 +20,7 @@
 #include "fsaio.h"
 #include "fsaio_agg.h"
 #include "fsaio_fold.h"
+#include "fsaio_fold_aio.h"
 #include "fsaio_sleeps.h"
 
 #ifdef FSAIO_DEFINE_MAPS
@@ -68,6 +69,10 @@ FSAIO_GLOBAL volatile __u32 fsaio_tp_on FSAIO_INIT(0);
 /* Folded lifecycles (fsaio_fold.h): kept submits in a direct-mapped table
  * (global data: read and cleared by the harness through the mmapped .bss). */
 FSAIO_GLOBAL struct fsaio_fold_req fold_slots[FSAIO_FOLD_SLOTS] FSAIO_INIT({});
+/* Folding libaio lifecycles: 0 or FOLD_AIO_* (fsaio_fold_aio.h), set by
+ * the harness once the programs are attached (tracer.c fold_aio_mode). */
+FSAIO_GLOBAL volatile __u32 fold_aio FSAIO_INIT(0);
+FSAIO_GLOBAL struct fsaio_fold_aio fold_aio_slots[FSAIO_FOLD_AIO_SLOTS] FSAIO_INIT({});
 
 /* ---- the record stream ---------------------------------------------------- */
 
@@ -150,7 +155,13 @@ struct sys_state {
 	__u32 sync_write;	/* io_submit is issuing a write to an S_SYNC
 				 * inode (fsaio_submit): its sleeps are the
 				 * synchronous write's, by design */
+	__u32 pad;
+	/* fold_aio: the batch in io_submit (its id; 0: none), with
+	 * FOLD_BATCH_SENT once one of its SUBMITs went as a record, when
+	 * its SUBMIT_DONE must go too (fold_aio.bpf.h) */
+	__u64 fold_batch;
 };
+#define FOLD_BATCH_SENT		(1ull << 32)
 
 FSAIO_GLOBAL struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

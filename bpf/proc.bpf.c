@@ -5,6 +5,7 @@
  */
 #include "common.bpf.h"
 #include "fold.bpf.h"
+#include "fold_aio.bpf.h"
 
 /* raw_tp: (struct task_struct *parent, struct task_struct *child) */
 SEC("raw_tp/sched_process_fork")
@@ -48,6 +49,7 @@ int BPF_PROG(fsaio_exit, struct task_struct *p)
 	if (live)
 		return 0;
 	fold_promote_all(0, tgid);
+	fold_aio_promote_all(tgid, 0, 0, 0);
 	r = rec_reserve(FSAIO_EV_PROC_EXIT, FSAIO_ENGINE_NONE);
 	if (r) {
 		/* wait(2) status: exit code << 8 | signal (the group's, as

@@ -406,8 +406,14 @@ static void on_submit(struct checker *c, const struct fsaio_record *r)
 	}
 	lc_relist(c, l);
 	c->lifecycles++;
-	if (l->engine == FSAIO_ENGINE_LIBAIO)
+	if (l->engine != FSAIO_ENGINE_LIBAIO)
+		return;
+	if (r->flags & FSAIO_F_ACCEPTED) {	/* its SUBMIT_DONE was folded */
+		l->batch = fsaio_submit_batch(r);
+		l->index = fsaio_submit_index(r);
+	} else {
 		batch_add(c, l, r);
+	}
 }
 
 static void on_submit_done(struct checker *c, const struct fsaio_record *r)

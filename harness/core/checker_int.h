@@ -139,7 +139,7 @@ struct checker {
 	uint64_t abandoned[AB__COUNT];
 
 	uint64_t lifecycles;	/* accepted lifecycles, all engines */
-	uint64_t folded;	/* of those, io_uring ones folded in BPF */
+	uint64_t folded[FSAIO_ENGINE__COUNT];	/* of those, folded in BPF */
 	uint64_t rejected;	/* libaio batch entries io_submit refused */
 	uint64_t unmatched_uring; /* io_uring COMPLETE of unknown requests */
 	uint64_t more_cqes;	/* io_uring F_MORE CQEs traced without req (aux) */
@@ -197,10 +197,8 @@ void rules_judge(struct checker *c);
 
 /* lookup.c: the lifecycle table (what a lifecycle takes next, finding,
  * creating and indexing lifecycles) */
-#define CQE_F_MORE	(1u << 1)	/* IORING_CQE_F_MORE: multishot, more to come */
-#define CQE_F_NOTIF	(1u << 3)	/* IORING_CQE_F_NOTIF: a zero-copy send's notification */
-#define OP_SEND_ZC	47		/* IORING_OP_SEND_ZC */
-#define OP_SENDMSG_ZC	48		/* IORING_OP_SENDMSG_ZC */
+#define CQE_F_MORE	FSAIO_CQE_F_MORE
+#define CQE_F_NOTIF	FSAIO_CQE_F_NOTIF
 enum { OVF_NONE, OVF_INFLIGHT, OVF_ZC, OVF_ENDED };
 struct key {
 	uint64_t a, b;

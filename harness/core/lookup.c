@@ -54,8 +54,7 @@ bool lc_wants(const struct lc *l, unsigned type)
  * on a req struct that may be any finished or recycled one. */
 bool lc_zc_send(const struct lc *l)
 {
-	return l->engine == FSAIO_ENGINE_IO_URING &&
-	       (l->opcode == OP_SEND_ZC || l->opcode == OP_SENDMSG_ZC);
+	return l->engine == FSAIO_ENGINE_IO_URING && fsaio_uring_zc_send(l->opcode);
 }
 
 /* ---------- finding a lifecycle ---------- */

@@ -131,9 +131,14 @@ static void finish_exactly_once(struct checker *c)
 		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64
 			      " intermediate multishot CQEs (F_MORE, posted without their req)",
 			      c->more_cqes);
-	if (c->folded && o < sizeof(extra))
+	if (c->folded[FSAIO_ENGINE_IO_URING] && o < sizeof(extra))
 		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " io_uring requests "
-			      "with only a submit and a plain CQE checked in the kernel", c->folded);
+			      "with only a submit and a plain CQE checked in the kernel",
+			      c->folded[FSAIO_ENGINE_IO_URING]);
+	if (c->folded[FSAIO_ENGINE_LIBAIO] && o < sizeof(extra))
+		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " libaio requests "
+			      "with only a submit and one reap of its result checked in the kernel",
+			      c->folded[FSAIO_ENGINE_LIBAIO]);
 	if (uring->failed_init && o < sizeof(extra))
 		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64
 			      " SQEs failed at init (requests of their own)", uring->failed_init);

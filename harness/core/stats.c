@@ -38,21 +38,30 @@ void checker_add_aggregate(struct checker *c, const struct fsaio_agg *a)
 
 void checker_add_folded(struct checker *c, const struct fsaio_fold_counts *f)
 {
-	struct engine_stats *es = &c->st.engine[FSAIO_ENGINE_IO_URING];
-	int k;
+	int e, k;
 
-	es->submitted += f->lifecycles;
-	es->completed += f->lifecycles;
-	es->errors += f->errors;
-	es->submit_calls += f->submit_calls;
-	es->submit_ns += f->submit_ns;
-	for (k = 0; k < FSAIO_FOLD_OPS; k++)
-		c->st.by_opcode[FSAIO_ENGINE_IO_URING][k < FSAIO_MAX_OPCODE ? k :
-						       FSAIO_MAX_OPCODE - 1] += f->by_opcode[k];
-	c->lifecycles += f->lifecycles;
-	c->folded += f->lifecycles;
-	/* a SUBMIT and a COMPLETE each, and the SUBMIT_DONEs */
-	c->st.aggregated += 2 * f->lifecycles + f->submit_calls;
+	for (e = FSAIO_ENGINE_LIBAIO; e < FSAIO_ENGINE__COUNT; e++) {
+		const struct fsaio_fold_engine *fe = &f->e[e];
+		struct engine_stats *es = &c->st.engine[e];
+		/* the records each stands for: a SUBMIT and its end (io_uring:
+		 * the final COMPLETE; libaio: the REAP, and the kernel's
+		 * COMPLETE where one is traced), and the SUBMIT_DONEs */
+		uint64_t per = e == FSAIO_ENGINE_LIBAIO && c->cfg.see_libaio_kernel_complete ? 3 : 2;
+
+		es->submitted += fe->lifecycles;
+		es->completed += fe->lifecycles;
+		es->errors += fe->errors;
+		es->submit_calls += fe->submit_calls;
+		es->submit_ns += fe->submit_ns;
+		es->punts += fe->punts;
+		for (k = 0; k < FSAIO_FOLD_OPS; k++)
+			c->st.by_opcode[e][k < FSAIO_MAX_OPCODE ? k : FSAIO_MAX_OPCODE - 1] +=
+				fe->by_opcode[k];
+		c->lifecycles += fe->lifecycles;
+		c->folded[e] += fe->lifecycles;
+		c->st.aggregated += per * fe->lifecycles + fe->submit_calls + fe->punts +
+				    fe->link_fails;
+	}
 }
 
 void checker_stats_add(struct checker_stats *sum, const struct checker_stats *s)

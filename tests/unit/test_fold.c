@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fsaio check folds plain io_uring lifecycles in the kernel
- * (bpf/fsaio_fold.h): a submit is kept in a map, a plain final CQE right
- * after it is counted, anything else sends the kept SUBMIT first.  The
+ * fsaio check folds plain io_uring and libaio lifecycles in the kernel
+ * (bpf/fsaio_fold.h, bpf/fsaio_fold_aio.h): a submit is kept in a table, a
+ * plain end of it (io_uring: a final CQE; libaio: its batch accepted, the
+ * kernel's COMPLETE, one REAP of the same result) is counted, anything
+ * else sends what was kept first.  The
  * checker must reach the same verdicts either way.  Each test plays one
  * synthetic stream twice: straight into a checker, and through a model of
  * the BPF side (the same fsaio_fold_* state machine over an array instead
@@ -14,13 +16,22 @@
 #include <string.h>
 #include "kselftest_harness.h"
 #include "synth.h"
+#include "bpf/fsaio_fold_aio.h"
 
 #pragma GCC diagnostic ignored "-Wsign-compare"
 
-/* The BPF side of fold: the same table and state machine. */
+#define FOLD_BATCH_SENT_MODEL	(1ull << 32)	/* maps.bpf.h FOLD_BATCH_SENT */
+
+/* The BPF side of fold: the same tables and state machines. */
+#define MODEL_THREADS	8
+
 static struct fold_model {
 	struct fsaio_fold_req slot[FSAIO_FOLD_SLOTS];
+	struct fsaio_fold_aio aslot[FSAIO_FOLD_AIO_SLOTS];
 	struct fsaio_fold_counts counts;
+	uint32_t aio_mode;	/* fold_aio: FOLD_AIO_KCOMPLETE or _BARE */
+	/* sys_state.fold_batch of the submitting threads */
+	struct { uint32_t pid; uint64_t fold_batch; } thr[MODEL_THREADS];
 	uint64_t seq;		/* the ring buffer's: folded records take none */
 	uint64_t sent;
 } m;
@@ -36,23 +47,27 @@ static void send(struct checker *c, struct fsaio_record r)
 /* fold_send() */
 static void send_kept(struct checker *c, int what, const struct fsaio_fold_req *snap)
 {
+	static const int order[] = { FSAIO_FOLD_SEND_SUBMIT, FSAIO_FOLD_SEND_PUNT,
+				     FSAIO_FOLD_SEND_LINK_FAIL, FSAIO_FOLD_SEND_CQE };
 	struct fsaio_record r;
 
 	if (what <= 0)
 		return;
-	if (what & FSAIO_FOLD_SEND_SUBMIT) {
+	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (!(what & order[i]))
+			continue;
 		memset(&r, 0, sizeof(r));
 		r.version = FSAIO_RECORD_VERSION;
-		fsaio_fold_submit_record(&r, snap);
+		if (order[i] == FSAIO_FOLD_SEND_SUBMIT)
+			fsaio_fold_submit_record(&r, snap);
+		else if (order[i] == FSAIO_FOLD_SEND_CQE)
+			fsaio_fold_complete_record(&r, snap);
+		else
+			fsaio_fold_note_record(&r, snap, order[i] >> 4);
 		send(c, r);
 	}
-	if (what & FSAIO_FOLD_SEND_CQE) {
-		memset(&r, 0, sizeof(r));
-		r.version = FSAIO_RECORD_VERSION;
-		fsaio_fold_complete_record(&r, snap);
-		send(c, r);
+	if (what & FSAIO_FOLD_SEND_CQE)
 		fsaio_fold_uncount(&m.counts, snap);
-	}
 }
 
 static struct fsaio_fold_req *slot_of(uint64_t req)
@@ -74,6 +89,211 @@ static void promote_all(struct checker *c, uint64_t ring, uint32_t tgid)
 	}
 }
 
+static uint64_t *batch_word(uint32_t pid)
+{
+	for (int i = 0; i < MODEL_THREADS; i++)
+		if (m.thr[i].pid == pid || !m.thr[i].pid) {
+			m.thr[i].pid = pid;
+			return &m.thr[i].fold_batch;
+		}
+	abort();
+}
+
+/* fold_aio_send() */
+static void send_kept_aio(struct checker *c, int what, const struct fsaio_fold_aio *snap)
+{
+	struct fsaio_record r;
+	uint64_t *w = batch_word(snap->pid), open = (uint32_t)snap->batch;
+	bool closed = (*w & ~FOLD_BATCH_SENT_MODEL) != open;
+
+	if (what <= 0)
+		return;
+	if (!closed)
+		*w |= FOLD_BATCH_SENT_MODEL;
+	memset(&r, 0, sizeof(r));
+	r.version = FSAIO_RECORD_VERSION;
+	fsaio_fold_aio_submit_record(&r, snap, closed);
+	send(c, r);
+	for (int kcqe = 1; kcqe >= 0; kcqe--) {
+		if (!(what & (kcqe ? FSAIO_FOLD_SEND_KCQE : FSAIO_FOLD_SEND_REAP)))
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.version = FSAIO_RECORD_VERSION;
+		fsaio_fold_aio_end_record(&r, snap, kcqe);
+		send(c, r);
+	}
+	if (what & FSAIO_FOLD_SEND_REAP)
+		fsaio_fold_aio_uncount(&m.counts.e[FSAIO_ENGINE_LIBAIO], snap);
+}
+
+/* The submitter's tgid of a kernel-side libaio event (fsaio_tp.bpf.c
+ * remembers it per request): a kept entry's, else the record's. */
+static uint32_t aio_tgid(const struct fsaio_record *r)
+{
+	for (unsigned i = 0; i < FSAIO_FOLD_AIO_SLOTS; i++)
+		if (m.aslot[i].req == r->req && FSAIO_FOLD_ST(m.aslot[i].state) != FSAIO_FOLD_FREE)
+			return m.aslot[i].tgid;
+	return r->tgid;
+}
+
+static struct fsaio_fold_aio *aslot_of(uint32_t tgid, uint64_t req)
+{
+	return &m.aslot[fsaio_fold_aio_slot(tgid, req)];
+}
+
+/* fold_aio_promote_all(): a process exit, an io_destroy, a partial batch */
+static void promote_all_aio(struct checker *c, uint32_t tgid, uint64_t ring, uint32_t pid,
+			    int32_t batch)
+{
+	struct fsaio_fold_aio snap;
+
+	for (unsigned i = 0; i < FSAIO_FOLD_AIO_SLOTS; i++) {
+		struct fsaio_fold_aio *f = &m.aslot[i];
+
+		if (!fsaio_fold_aio_kept(FSAIO_FOLD_ST(f->state)))
+			continue;
+		if (pid ? f->pid == pid && f->batch == batch :
+			  f->tgid == tgid && (!ring || f->ring == ring))
+			send_kept_aio(c, fsaio_fold_aio_promote(f, 0, 0, &snap), &snap);
+	}
+}
+
+/* What libaio.bpf.c and fsaio_tp.bpf.c do with a libaio record: true if
+ * it was folded (not sent). */
+static bool model_feed_aio(struct checker *c, const struct fsaio_record *r)
+{
+	struct fsaio_fold_aio *f, snap;
+	uint64_t *bw, w;
+	int what;
+
+	switch (r->type) {
+	case FSAIO_EV_SUBMIT:					/* fold_aio_submit() */
+		bw = batch_word(r->pid);
+		if ((*bw & ~FOLD_BATCH_SENT_MODEL) != (uint32_t)fsaio_submit_batch(r))
+			*bw = (uint32_t)fsaio_submit_batch(r);	/* io_submit's entry */
+		f = aslot_of(r->tgid, r->req);
+		w = fsaio_fold_aio_take(f, r->tgid, r->req, &snap, &what);
+		send_kept_aio(c, what, &snap);
+		if (!w) {
+			fsaio_fold_aio_forget(f, r->tgid, r->req);
+			*bw |= FOLD_BATCH_SENT_MODEL;
+			return false;
+		}
+		f->req = r->req;
+		f->ts_ns = r->ts_ns;
+		f->user_data = r->user_data;
+		f->ring = r->ring;
+		f->offset = r->arg0;
+		f->nbytes = r->arg1;
+		f->arg2 = r->arg2;
+		f->batch = fsaio_submit_batch(r);
+		f->kres = f->ures = 0;
+		f->pid = r->pid;
+		f->tgid = r->tgid;
+		f->cpu = r->cpu;
+		f->kdone = 0;
+		memcpy(f->comm, r->comm, sizeof(f->comm));
+		f->state = FSAIO_FOLD_WORD(w, FSAIO_FOLD_PENDING);
+		return true;
+	case FSAIO_EV_SUBMIT_DONE:				/* fold_aio_batch_close() */
+		bw = batch_word(r->pid);
+		if (!*bw)
+			return false;
+		if (r->res != (int64_t)r->arg0) {
+			promote_all_aio(c, 0, 0, r->pid, fsaio_submit_done_batch(r));
+			*bw = 0;
+			return false;
+		}
+		w = *bw;
+		*bw = 0;
+		if (w & FOLD_BATCH_SENT_MODEL)
+			return false;
+		m.counts.e[FSAIO_ENGINE_LIBAIO].submit_calls++;
+		m.counts.e[FSAIO_ENGINE_LIBAIO].submit_ns += r->arg1;
+		return true;
+	case FSAIO_EV_COMPLETE:					/* fold_aio_kcomplete() */
+		if (m.aio_mode != FOLD_AIO_KCOMPLETE)
+			break;
+		what = fsaio_fold_aio_on_kcomplete(aslot_of(aio_tgid(r), r->req), aio_tgid(r),
+						   r->req, r->res, &snap);
+		if (what < 0)
+			return true;
+		send_kept_aio(c, what, &snap);
+		return false;
+	case FSAIO_EV_REAP:					/* fold_aio_reap() */
+		what = fsaio_fold_aio_on_reap(aslot_of(r->tgid, r->req), r->tgid, r->req, r->res,
+					      m.aio_mode == FOLD_AIO_KCOMPLETE, &snap);
+		if (what < 0) {
+			fsaio_fold_aio_count(&m.counts.e[FSAIO_ENGINE_LIBAIO], &snap);
+			return true;
+		}
+		send_kept_aio(c, what, &snap);
+		return false;
+	case FSAIO_EV_IO_DESTROY:
+		promote_all_aio(c, r->tgid, r->ring, 0, 0);
+		return false;
+	}
+	if (r->req) {		/* RETRY, WAKE, RESUME, PUNT, FSYNC: fsaio_req_reserve() */
+		uint32_t tgid = aio_tgid(r);
+
+		send_kept_aio(c, fsaio_fold_aio_promote(aslot_of(tgid, r->req), tgid, r->req,
+							&snap), &snap);
+	}
+	return false;
+}
+
+/* tracer_fold_flush(): an io_uring request kept in flight, its SUBMIT and
+ * notes as the harness's own records (no seq) */
+static void flush_uring(struct checker *c, const struct fsaio_fold_req *f)
+{
+	struct fsaio_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.version = FSAIO_RECORD_VERSION;
+	fsaio_fold_submit_record(&r, f);
+	r.flags |= FSAIO_F_INFERRED;
+	synth_rc |= checker_feed(c, &r);
+	for (uint64_t note = FSAIO_FOLD_F_PUNTED; note <= FSAIO_FOLD_F_LINK_FAILED; note <<= 1) {
+		if (!(f->state & note))
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.version = FSAIO_RECORD_VERSION;
+		fsaio_fold_note_record(&r, f, note);
+		r.flags |= FSAIO_F_INFERRED;
+		synth_rc |= checker_feed(c, &r);
+	}
+}
+
+/* tracer_fold_flush(): the libaio ones kept in flight, in submit order */
+static void flush_aio(struct checker *c)
+{
+	for (uint64_t ts = 0;;) {
+		struct fsaio_fold_aio *next = NULL;
+		struct fsaio_record r;
+
+		for (unsigned i = 0; i < FSAIO_FOLD_AIO_SLOTS; i++)
+			if (fsaio_fold_aio_kept(FSAIO_FOLD_ST(m.aslot[i].state)) &&
+			    m.aslot[i].ts_ns > ts && (!next || m.aslot[i].ts_ns < next->ts_ns))
+				next = &m.aslot[i];
+		if (!next)
+			break;
+		memset(&r, 0, sizeof(r));
+		r.version = FSAIO_RECORD_VERSION;
+		fsaio_fold_aio_submit_record(&r, next, 1);
+		r.flags |= FSAIO_F_INFERRED;	/* no seq, as the tracer sends it */
+		synth_rc |= checker_feed(c, &r);
+		if (FSAIO_FOLD_ST(next->state) == FSAIO_FOLD_KDONE) {
+			memset(&r, 0, sizeof(r));
+			r.version = FSAIO_RECORD_VERSION;
+			fsaio_fold_aio_end_record(&r, next, 1);
+			r.flags |= FSAIO_F_INFERRED;
+			synth_rc |= checker_feed(c, &r);
+		}
+		ts = next->ts_ns;
+	}
+	memset(m.aslot, 0, sizeof(m.aslot));
+}
+
 /* What fsaio.bpf.c does with each record when fold is on. */
 static void model_feed(struct checker *c, const struct fsaio_record *r)
 {
@@ -82,6 +302,8 @@ static void model_feed(struct checker *c, const struct fsaio_record *r)
 	int what;
 	uint64_t w;
 
+	if (r->engine == FSAIO_ENGINE_LIBAIO && model_feed_aio(c, r))
+		return;
 	if (uring && r->type == FSAIO_EV_SUBMIT) {		/* fold_submit() */
 		f = slot_of(r->req);
 		if (!fsaio_fold_submit_ok(r->flags, r->arg1)) {
@@ -115,22 +337,34 @@ static void model_feed(struct checker *c, const struct fsaio_record *r)
 	if (uring && r->type == FSAIO_EV_COMPLETE && (r->flags & FSAIO_F_OVERFLOW)) {
 		promote_all(c, r->ring, 0);
 	} else if (uring && r->type == FSAIO_EV_COMPLETE && r->req) {	/* fold_cqe() */
-		what = fsaio_fold_on_cqe(slot_of(r->req), r->req, r->res, r->arg0, &snap);
+		what = fsaio_fold_on_cqe(slot_of(r->req), r->req, r->res, r->arg0, r->flags,
+					 &snap);
+		if (what == FSAIO_FOLD_DROPPED)
+			return;
 		if (what < 0) {
-			fsaio_fold_count(&m.counts, snap.opcode, r->res);
+			fsaio_fold_count(&m.counts, &snap, r->res);
 			return;
 		}
 		send_kept(c, what, &snap);
 	} else if (uring && r->type == FSAIO_EV_SUBMIT_DONE) {
-		m.counts.submit_calls++;
-		m.counts.submit_ns += r->arg1;
+		m.counts.e[FSAIO_ENGINE_IO_URING].submit_calls++;
+		m.counts.e[FSAIO_ENGINE_IO_URING].submit_ns += r->arg1;
 		return;
+	} else if (uring && (r->type == FSAIO_EV_PUNT || r->type == FSAIO_EV_LINK_FAIL) &&
+		   r->req) {					/* fold_note() */
+		what = fsaio_fold_on_note(slot_of(r->req), r->req, r->type == FSAIO_EV_PUNT ?
+					  FSAIO_FOLD_F_PUNTED : FSAIO_FOLD_F_LINK_FAILED,
+					  r->arg2, &snap);
+		if (what < 0)
+			return;
+		send_kept(c, what, &snap);
 	} else if (uring && (r->type == FSAIO_EV_RETRY || r->type == FSAIO_EV_WAKE ||
-			     r->type == FSAIO_EV_RESUME || r->type == FSAIO_EV_PUNT ||
-			     r->type == FSAIO_EV_LINK_FAIL) && r->req) {
+			     r->type == FSAIO_EV_RESUME) && r->req) {
 		send_kept(c, fsaio_fold_promote(slot_of(r->req), r->req, &snap), &snap);
 	} else if (r->type == FSAIO_EV_PROC_EXIT) {
+		*batch_word(r->tgid) = 0;	/* its sys_state is gone */
 		promote_all(c, 0, r->tgid);
+		promote_all_aio(c, r->tgid, 0, 0, 0);
 	} else if (r->type == FSAIO_EV_TRACE_END) {
 		/* session_end(): tracer_fold_flush(), in submit order */
 		for (uint64_t ts = 0;;) {
@@ -142,10 +376,11 @@ static void model_feed(struct checker *c, const struct fsaio_record *r)
 					next = &m.slot[i];
 			if (!next)
 				break;
-			send_kept(c, FSAIO_FOLD_SEND_SUBMIT, next);
+			flush_uring(c, next);
 			ts = next->ts_ns;
 		}
 		memset(m.slot, 0, sizeof(m.slot));
+		flush_aio(c);
 		checker_add_folded(c, &m.counts);
 	}
 	send(c, *r);
@@ -165,7 +400,22 @@ FIXTURE_SETUP(fold)
 	ASSERT_NE(NULL, self->direct);
 	ASSERT_NE(NULL, self->folded);
 	memset(&m, 0, sizeof(m));
+	m.aio_mode = FOLD_AIO_KCOMPLETE;	/* the fsaio tracepoints: synth_cfg_all() */
 	synth_rc = 0;
+}
+
+/* A stock kernel: no kernel COMPLETE of libaio requests (FOLD_AIO_BARE) */
+static void use_stock(struct __test_metadata *_metadata, FIXTURE_DATA(fold) *self)
+{
+	struct checker_config cfg = synth_cfg_stock();
+
+	checker_free(self->direct);
+	checker_free(self->folded);
+	self->direct = checker_new(&cfg);
+	self->folded = checker_new(&cfg);
+	ASSERT_NE(NULL, self->direct);
+	ASSERT_NE(NULL, self->folded);
+	m.aio_mode = FOLD_AIO_BARE;
 }
 
 FIXTURE_TEARDOWN(fold)
@@ -380,10 +630,51 @@ TEST_F(fold, requests_the_checker_reads_flags_of_go_as_records)
 {
 	uint64_t sent = play(_metadata, self, not_plain);
 
-	/* only RQ(4), a plain final CQE with an error, is folded */
-	EXPECT_EQ(1, m.counts.lifecycles);
-	EXPECT_EQ(1, m.counts.errors);
-	EXPECT_EQ(self->records - 2 + 1, sent);	/* + the end record */
+	/* RQ(1), a multishot request (its F_MORE CQE dropped), RQ(4), a
+	 * plain final CQE with an error, and RQ(5), a failed chain's link
+	 * and its -ECANCELED, are folded */
+	EXPECT_EQ(3, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);
+	EXPECT_EQ(2, m.counts.e[FSAIO_ENGINE_IO_URING].errors);
+	EXPECT_EQ(1, m.counts.e[FSAIO_ENGINE_IO_URING].link_fails);
+	EXPECT_EQ(self->records - 8 + 1, sent);	/* + the end record */
+}
+
+/* Multishot at full rate, and cancellations on a live ring (a link
+ * timeout, IORING_OP_ASYNC_CANCEL): -ECANCELED without teardown ends a
+ * request as any error does */
+static void multishot_and_cancel(struct checker *c)
+{
+	struct fsaio_record r;
+
+	uring_submit(c, 100, RQ(1));
+	for (int i = 0; i < 1000; i++) {
+		r = synth_rec(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 100, RQ(1));
+		r.res = 1;
+		r.arg0 = FSAIO_CQE_F_MORE;
+		synth_feed(c, &r);
+	}
+	uring_complete(c, 100, RQ(1), -125);	/* cancelled: the last CQE */
+	uring_submit(c, 100, RQ(2));		/* a read with a link timeout */
+	uring_submit(c, 100, RQ(3));		/* the timeout */
+	uring_complete(c, 100, RQ(2), -125);
+	uring_complete(c, 100, RQ(3), -62);	/* -ETIME */
+	/* a multishot CQE after the request ended: completed twice */
+	r = synth_rec(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 100, RQ(1));
+	r.res = 1;
+	r.arg0 = FSAIO_CQE_F_MORE;
+	synth_feed(c, &r);
+}
+
+TEST_F(fold, multishot_and_cancellations_fold)
+{
+	uint64_t sent = play(_metadata, self, multishot_and_cancel);
+
+	EXPECT_EQ(VERDICT_FAIL, INV(self->folded, INV_EXACTLY_ONCE)->verdict);
+	EXPECT_NE(NULL, strstr(INV(self->folded, INV_EXACTLY_ONCE)->detail, "completed twice"));
+	EXPECT_EQ(2, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);	/* RQ(2), RQ(3) */
+	/* RQ(1)'s pair and the late CQE, the end record: of 1,007 records */
+	EXPECT_EQ(1007, self->records);
+	EXPECT_EQ(4, sent);
 }
 
 /* The process exits with a request in flight, whose CQE comes later
@@ -431,8 +722,233 @@ TEST_F(fold, a_pending_request_whose_slot_is_taken_is_sent)
 			rq_twin = RQ(i);
 	sent = play(_metadata, self, slot_taken);
 	EXPECT_EQ(VERDICT_PASS, INV(self->folded, INV_EXACTLY_ONCE)->verdict);
-	EXPECT_EQ(2, m.counts.lifecycles);	/* the twin, then RQ(0) again */
+	EXPECT_EQ(2, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);	/* the twin, then RQ(0) again */
 	EXPECT_EQ(3, sent);	/* RQ(0)'s first SUBMIT and COMPLETE, the end */
+}
+
+/* io-wq punts and failed chains: noted in the kept request; sent with it
+ * when anything else is said (a resume after the punt needs its PUNT), a
+ * link whose CQE the kernel skipped ends at its req's next submit, and
+ * what is in flight at the end goes with its notes */
+static void punts_and_links(struct checker *c)
+{
+	for (int i = 0; i < 8; i++)
+		uring_submit(c, 100, RQ(i));
+	for (int i = 0; i < 4; i++)
+		ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING, 100, RQ(i));
+	uring_complete(c, 100, RQ(0), 4096);		/* punted, plain: folded */
+	ev_resume(c, FSAIO_ENGINE_IO_URING, 100, RQ(1), 1);	/* io-wq runs it */
+	uring_complete(c, 100, RQ(1), 4096);
+	ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_IO_URING, 100, RQ(2));	/* again */
+	uring_complete(c, 100, RQ(2), 4096);
+	uring_link_fail(c, 100, RQ(4));
+	uring_complete(c, 100, RQ(4), -125);		/* folded */
+	uring_link_fail(c, 100, RQ(5));			/* its CQE skipped */
+	uring_submit(c, 100, RQ(5));			/* the req reused */
+	uring_complete(c, 100, RQ(5), 4096);
+	uring_link_fail(c, 100, RQ(6));			/* in flight at the end */
+	/* RQ(3) punted, RQ(7) plain: in flight at the end too */
+}
+
+TEST_F(fold, punts_and_failed_links_are_noted)
+{
+	play(_metadata, self, punts_and_links);
+	EXPECT_EQ(VERDICT_FAIL, INV(self->folded, INV_QUIESCENCE)->verdict);
+	EXPECT_EQ(VERDICT_PASS, INV(self->folded, INV_EXACTLY_ONCE)->verdict);
+	EXPECT_EQ(2, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);	/* RQ(0), RQ(4) */
+	EXPECT_EQ(1, m.counts.e[FSAIO_ENGINE_IO_URING].punts);
+	EXPECT_EQ(5, checker_stats(self->folded)->engine[FSAIO_ENGINE_IO_URING].punts);
+	/* RQ(5), and RQ(6) settled at the end */
+	EXPECT_EQ(2, checker_stats(self->folded)->engine[FSAIO_ENGINE_IO_URING].cqe_skipped);
+}
+
+/* ---- libaio ---- */
+
+#define IOCB(i)	(0x7f5500001000ull + (uint64_t)(i) * 64)
+
+/* fio-like: batches of 8 reads, completed by the kernel, reaped */
+static void aio_plain(struct checker *c)
+{
+	for (int b = 1; b <= 4; b++) {
+		aio_batch(c, 100, IOCB(0), b, 8);
+		for (int i = 0; i < 8; i++)
+			aio_complete(c, IOCB(i), 4096);
+		for (int i = 0; i < 8; i++)
+			aio_reap(c, 100, IOCB(i), 4096);
+	}
+	ev_proc_exit(c, 100);
+}
+
+TEST_F(fold, aio_plain_reads_send_only_the_exit)
+{
+	uint64_t sent = play(_metadata, self, aio_plain);
+
+	EXPECT_EQ(VERDICT_PASS, INV(self->folded, INV_EXACTLY_ONCE)->verdict);
+	EXPECT_EQ(32, INV(self->folded, INV_EXACTLY_ONCE)->observations);
+	EXPECT_EQ(VERDICT_PASS, INV(self->folded, INV_QUIESCENCE)->verdict);
+	/* 32 x (SUBMIT + COMPLETE + REAP) + 4 SUBMIT_DONE + the exit */
+	EXPECT_EQ(101, self->records);
+	EXPECT_EQ(2, sent);	/* the exit and the end record */
+	EXPECT_EQ(100, checker_stats(self->folded)->aggregated);
+}
+
+static void aio_plain_stock(struct checker *c)
+{
+	for (int b = 1; b <= 2; b++) {
+		aio_batch(c, 100, IOCB(0), b, 4);
+		for (int i = 0; i < 4; i++)
+			aio_reap(c, 100, IOCB(i), i == 3 ? -5 : 4096);
+	}
+}
+
+TEST_F(fold, aio_stock_kernel_folds_submit_and_reap)
+{
+	uint64_t sent;
+
+	use_stock(_metadata, self);
+	sent = play(_metadata, self, aio_plain_stock);
+	EXPECT_EQ(VERDICT_PASS, INV(self->folded, INV_EXACTLY_ONCE)->verdict);
+	EXPECT_EQ(8, m.counts.e[FSAIO_ENGINE_LIBAIO].lifecycles);
+	EXPECT_EQ(2, m.counts.e[FSAIO_ENGINE_LIBAIO].errors);
+	EXPECT_EQ(1, sent);	/* the end record */
+}
+
+/* io_submit took 2 of 4: the kept SUBMITs go, then the SUBMIT_DONE */
+static void aio_partial_batch(struct checker *c)
+{
+	for (int i = 0; i < 4; i++)
+		aio_submit(c, 100, IOCB(i), 1, i);
+	aio_submit_done(c, 100, 1, 4, 2);
+	for (int i = 0; i < 2; i++) {
+		aio_complete(c, IOCB(i), 4096);
+		aio_reap(c, 100, IOCB(i), 4096);
+	}
+}
+
+TEST_F(fold, aio_partial_batch_is_judged_whole)
+{
+	play(_metadata, self, aio_partial_batch);
+	EXPECT_EQ(VERDICT_PASS, INV(self->folded, INV_QUIESCENCE)->verdict);
+	EXPECT_EQ(2, INV(self->folded, INV_EXACTLY_ONCE)->observations);
+}
+
+/* Rule breakers at full rate, among plain requests */
+static void aio_breakers(struct checker *c)
+{
+	aio_batch(c, 100, IOCB(0), 1, 6);
+	for (int i = 0; i < 6; i++)
+		if (i != 4)
+			aio_complete(c, IOCB(i), 4096);
+	aio_reap(c, 100, IOCB(0), 4096);
+	aio_reap(c, 100, IOCB(0), 4096);	/* reaped twice */
+	aio_reap(c, 100, IOCB(1), -5);		/* another result than the kernel's */
+	aio_complete(c, IOCB(2), 4096);		/* completed twice */
+	aio_reap(c, 100, IOCB(2), 4096);
+	aio_reap(c, 100, IOCB(3), 4096);
+	aio_reap(c, 100, IOCB(4), 4096);	/* no kernel COMPLETE */
+	aio_submit(c, 100, IOCB(5), 2, 0);	/* submitted again before reaped */
+	aio_submit_done(c, 100, 2, 1, 1);
+	aio_reap(c, 100, IOCB(5), 4096);
+}
+
+TEST_F(fold, aio_rule_breakers_fail_as_without_folding)
+{
+	play(_metadata, self, aio_breakers);
+	EXPECT_EQ(VERDICT_FAIL, INV(self->folded, INV_EXACTLY_ONCE)->verdict);
+	/* the one plain request, IOCB(3), folded */
+	EXPECT_EQ(1, m.counts.e[FSAIO_ENGINE_LIBAIO].lifecycles);
+}
+
+/* In flight at the end (KDONE and PENDING), and abandoned by io_destroy
+ * and by the process's exit */
+static void aio_left(struct checker *c)
+{
+	aio_batch(c, 100, IOCB(0), 1, 2);
+	aio_complete(c, IOCB(0), 4096);
+	aio_batch_in(c, 200, SYNTH_RING + 0x1000, IOCB(0), 1, 2);
+	aio_complete(c, IOCB(1), 4096);
+	aio_destroy(c, 200, SYNTH_RING + 0x1000, 0);
+	aio_batch(c, 300, IOCB(0), 1, 1);
+	ev_proc_exit(c, 300);
+}
+
+TEST_F(fold, aio_in_flight_and_abandoned_are_sent)
+{
+	play(_metadata, self, aio_left);
+	EXPECT_EQ(VERDICT_FAIL, INV(self->folded, INV_QUIESCENCE)->verdict);
+	EXPECT_EQ(0, m.counts.e[FSAIO_ENGINE_LIBAIO].lifecycles);
+}
+
+/* The patched kernel's async path: retry, wake, resume send the history */
+static void aio_retried(struct checker *c)
+{
+	aio_batch(c, 100, IOCB(0), 1, 2);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 100, IOCB(0));
+	aio_complete(c, IOCB(1), 4096);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, IOCB(0));
+	ev_resume(c, FSAIO_ENGINE_LIBAIO, 100, IOCB(0), 1);
+	aio_complete(c, IOCB(0), 4096);
+	aio_reap(c, 100, IOCB(1), 4096);
+	aio_reap(c, 100, IOCB(0), 4096);
+}
+
+TEST_F(fold, aio_retried_read_keeps_its_history)
+{
+	play(_metadata, self, aio_retried);
+	EXPECT_EQ(VERDICT_PASS, INV(self->folded, INV_RETRY_LIFECYCLE)->verdict);
+	EXPECT_EQ(1, m.counts.e[FSAIO_ENGINE_LIBAIO].lifecycles);
+}
+
+/*
+ * A kept SUBMIT sent after its batch's SUBMIT_DONE was counted, while the
+ * thread's next batch is open and records of it flow: it carries
+ * FSAIO_F_ACCEPTED, or the checker would close the open batch early and
+ * take its rejected entries for accepted ones.
+ */
+static void aio_late_accepted(struct checker *c)
+{
+	struct fsaio_record r;
+
+	aio_batch(c, 100, IOCB(0), 1, 2);
+	aio_complete(c, IOCB(0), 4096);
+	aio_complete(c, IOCB(1), 4096);
+	aio_submit(c, 100, IOCB(1), 2, 0);	/* again before reaped: sent */
+	aio_submit(c, 100, IOCB(2), 2, 1);
+	r = synth_rec(FSAIO_EV_REAP, FSAIO_ENGINE_LIBAIO, 100, IOCB(0));
+	r.pid = 101;				/* another thread reaps */
+	r.res = -5;				/* not the kernel's result */
+	synth_feed(c, &r);
+	aio_submit_done(c, 100, 2, 2, 0);	/* took none */
+}
+
+TEST_F(fold, aio_late_submit_of_an_accepted_batch)
+{
+	play(_metadata, self, aio_late_accepted);
+	EXPECT_EQ(2, checker_stats(self->folded)->engine[FSAIO_ENGINE_LIBAIO].submitted);
+}
+
+/* More requests in flight than slots: evictions send, never change a verdict */
+static void aio_many(struct checker *c)
+{
+	unsigned n = FSAIO_FOLD_AIO_SLOTS + 500;
+
+	for (unsigned i = 0; i < n; i++)
+		aio_submit(c, 100, IOCB(i), 1, i);
+	aio_submit_done(c, 100, 1, n, n);
+	for (unsigned i = 0; i < n; i++)
+		aio_complete(c, IOCB(i), 4096);
+	for (unsigned i = 0; i < n; i++)
+		aio_reap(c, 100, IOCB(i), 4096);
+}
+
+TEST_F(fold, aio_more_in_flight_than_slots)
+{
+	uint64_t sent = play(_metadata, self, aio_many);
+
+	EXPECT_EQ(VERDICT_PASS, INV(self->folded, INV_EXACTLY_ONCE)->verdict);
+	EXPECT_EQ(FSAIO_FOLD_AIO_SLOTS + 500, INV(self->folded, INV_EXACTLY_ONCE)->observations);
+	EXPECT_GT(m.counts.e[FSAIO_ENGINE_LIBAIO].lifecycles, 0);
+	EXPECT_LT(sent, self->records);
 }
 
 TEST_HARNESS_MAIN
