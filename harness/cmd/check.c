@@ -56,7 +56,8 @@ static const struct argp_option check_options[] = {
 	  "a late free (PASS, said so) from a leak (FAIL), until the first leak "
 	  "of the run" },
 	{ "per-event", 'E', NULL, 0, "send every event to user space: no folding of "
-	  "plain io_uring lifecycles in the kernel (--record implies it)" },
+	  "plain io_uring and libaio lifecycles or sleeps in the kernel (--record "
+	  "implies it)" },
 	{ "no-fentry", 'F', NULL, 0, "use tracepoints only, even where fentry loads "
 	  "(what stap/fsaio.stp observes: its logs compare record for record)" },
 	{ "skip-code", 'k', "N", 0, "'-- CMD' exiting with N skipped itself: the run is a "
@@ -127,9 +128,11 @@ static const char check_doc[] =
 	"Output is KTAP: one subtest per workload, one line per invariant; '# SKIP'\n"
 	"where this kernel cannot observe a property, '# XFAIL' where the kernel is\n"
 	"known not to provide it (stock libaio buffered reads sleep in io_submit).\n\n"
-	"An io_uring request with nothing but its submit and one plain final CQE is\n"
-	"counted in the kernel and sends no record (-E/--per-event and --record send\n"
-	"every one); anything else said about it sends its whole history.\n"
+	"A request with nothing but a plain lifecycle (io_uring: its submit and last\n"
+	"CQE; libaio: its submit, completion and one reap) is counted in the kernel\n"
+	"and sends no record, and sleeps are summed per stack (-E/--per-event and\n"
+	"--record send every event); anything else said about a request sends its\n"
+	"whole history.\n"
 	"If fsaio is killed (SIGKILL, the OOM killer), the command it ran dies with it\n"
 	"(PR_SET_PDEATHSIG); what that command started, its cgroup and the suite's\n"
 	"scratch mount are removed by the next 'fsaio check' as root.\n"
