@@ -167,9 +167,10 @@ TREE_CHECKS := tests/docs/check-docs.sh tests/bench/bench-jq.sh
 include tests/fuzz/fuzz.mk
 
 VMTIER	?= both
-check: all $(UNIT_TESTS) $(FUZZ_BIN) $(CORRUPT_TEST) ## unit + e2e on this kernel + the suite in QEMU on stock and patched 6.12 (VMTIER=stock|patched|none)
+CHECK_LOAD ?= 2
+check: all $(UNIT_TESTS) $(FUZZ_BIN) $(CORRUPT_TEST) ## unit + e2e on this kernel beside a stress-ng load (CHECK_LOAD=F per CPU, 0: none) + the suite in QEMU on stock and patched 6.12 (VMTIER=stock|patched|none)
 	@$(if $(filter none,$(VMTIER)),,ci/install-deps.sh --check --vm &&) \
-	tests/run-all.sh $(if $(filter none,$(VMTIER)),,--vm $(VMTIER)) $(UNIT_TESTS) $(FUZZ_CHECKS) $(TREE_CHECKS)
+	tests/run-all.sh --load $(CHECK_LOAD) $(if $(filter none,$(VMTIER)),,--vm $(VMTIER)) $(UNIT_TESTS) $(FUZZ_CHECKS) $(TREE_CHECKS)
 
 # The debug flavour (KASAN, lockdep on top of the default detectors) of the
 # patched kernel: slower to build (cold ~25 min) and to run, so not in

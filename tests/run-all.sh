@@ -5,15 +5,30 @@
 # --vm KERNELS the workload suite inside QEMU on those kernels (make vmcheck;
 # KERNELS = both | stock | patched; builds them unless cached; FLAVOR=debug
 # in the environment boots the debug flavour of each) and the crash-replay
-# durability tier on the same kernels (make vmcrash).
+# durability tier on the same kernels (make vmcrash).  With --load F the
+# unit and end-to-end tests run beside a stress-ng load (tests/load/load.sh,
+# F x nproc CPU workers): verdicts must not depend on an idle CPU.  The QEMU
+# tiers run after the load is stopped (a TCG guest starved of CPU panics on
+# its hung-task and RCU-stall watchdogs, which every test kernel arms).
 # Ends with the line "N passed, N failed, N skipped"; exit status EXIT_PASS
 # or EXIT_FAIL (harness/exit_status.h, through ci/lib.sh).
 set -u
 cd "$(dirname "$0")/.."
 . ci/lib.sh
 pass=0 fail=0 skip=0
-VM=
-if [[ ${1:-} == --vm ]]; then VM=$2; shift 2; fi
+VM= LOAD=0
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--vm) VM=$2; shift 2 ;;
+	--load) [[ ${2:-} =~ ^[0-9]+$ ]] || usage_error "--load wants a load factor (0: none)"
+		LOAD=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+. tests/load/load.sh
+trap load_stop EXIT
+trap 'msg "interrupted"; exit "$EXIT_ERROR"' INT TERM HUP
+((LOAD > 0)) && load_start "$LOAD"
 
 # Add a kselftest "# Totals: pass:P fail:F xfail:X xpass:Y skip:S error:E" line.
 add_totals() {
@@ -40,9 +55,13 @@ for t in "$@"; do
 done
 
 out_file=$(mktemp)
-trap 'rm -f "$out_file"' EXIT
+trap 'rm -f "$out_file"; load_stop' EXIT
 tests/e2e/run.sh | tee "$out_file"
 add_totals "$(cat "$out_file")" || { echo "not ok - e2e printed no totals"; fail=$((fail + 1)); }
+if ((LOAD > 0)); then
+	msg "load average at the end of the host tiers: $(cut -d' ' -f1-3 /proc/loadavg)"
+	load_stop
+fi
 
 # VM tier: every check of every workload on each kernel counts as a test
 # (XFAIL as passed, as kselftest does); a guest ERROR (panic, hang, timeout,

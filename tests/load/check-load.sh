@@ -14,11 +14,12 @@
 #                binaries and the docs check given by make, then
 #                tests/e2e/run.sh)
 #
-# The load is started before the tests and stopped after them, also when
-# interrupted; its pid file and directory are removed.  The last line is
-# tests/run-all.sh's "N passed, N failed, N skipped".  Exit status: that
-# of tests/run-all.sh; EXIT_ERROR when stress-ng is missing (installed by
-# ci/install-deps.sh) or the load did not start.
+# The load (tests/load/load.sh) is started before the tests and stopped
+# after them, also when interrupted; its directory is removed.  The last
+# line is tests/run-all.sh's "N passed, N failed, N skipped".  Exit status:
+# that of tests/run-all.sh; EXIT_ERROR when stress-ng is missing (installed
+# by ci/install-deps.sh) or the load did not start.  make check runs the
+# host tiers this way too, then the QEMU tiers without the load.
 set -u
 . "$(dirname "$0")/../../ci/lib.sh"
 cd "$ROOT" || die "cannot cd to $ROOT"
@@ -31,27 +32,4 @@ while [[ $# -gt 0 ]]; do
 	*) break ;;
 	esac
 done
-command -v stress-ng >/dev/null || die "stress-ng not installed: ci/install-deps.sh"
-
-CPUS=$(nproc)
-LOADDIR=$(mktemp -d /var/tmp/fsaio-load.XXXXXX) || die "mktemp failed"
-LOADPID=
-stop_load() {
-	[[ -n $LOADPID ]] && kill -TERM "$LOADPID" 2>/dev/null && wait "$LOADPID" 2>/dev/null
-	LOADPID=
-	rm -rf "$LOADDIR"
-}
-trap stop_load EXIT
-trap 'msg "interrupted"; exit "$EXIT_ERROR"' INT TERM HUP
-
-# --timeout: a stress-ng this script failed to stop ends on its own.
-stress-ng --cpu $((FACTOR * CPUS)) --iomix "$CPUS" --temp-path "$LOADDIR" \
-	--timeout 3h --quiet &
-LOADPID=$!
-sleep 2
-kill -0 "$LOADPID" 2>/dev/null || die "stress-ng did not start"
-msg "load: stress-ng --cpu $((FACTOR * CPUS)) --iomix $CPUS on $CPUS CPUs (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-tests/run-all.sh "$@"
-rc=$?
-msg "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-exit "$rc"
+exec tests/run-all.sh --load "$FACTOR" "$@"
