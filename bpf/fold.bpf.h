@@ -148,8 +148,17 @@ static __always_inline bool fold_cqe(__u64 req, __s32 res, __u32 cflags, __u8 rf
 	__u32 zero = 0;
 	int what;
 
-	if (!fold || !req)
+	if (!fold)
 		return false;
+	if (!req) {	/* a multishot CQE posted without its req: only counted */
+		if (!(cflags & FSAIO_CQE_F_MORE))
+			return false;
+		c = bpf_map_lookup_elem(&fold_counts, &zero);
+		if (!c)
+			return false;
+		c->e[FSAIO_ENGINE_IO_URING].more_cqes++;
+		return true;
+	}
 	what = fsaio_fold_on_cqe(fold_slot_of(req), req, res, cflags, rflags, &snap);
 	if (what == FSAIO_FOLD_DROPPED)
 		return true;

@@ -104,6 +104,9 @@ struct fsaio_fold_engine {
 	 * failed chain (their PUNT and LINK_FAIL records not sent) */
 	__u64 punts;
 	__u64 link_fails;
+	/* io_uring multishot CQEs posted without their req (the checker
+	 * only counts them: checker more_cqes) */
+	__u64 more_cqes;
 };
 
 struct fsaio_fold_counts {

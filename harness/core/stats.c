@@ -60,7 +60,8 @@ void checker_add_folded(struct checker *c, const struct fsaio_fold_counts *f)
 		c->lifecycles += fe->lifecycles;
 		c->folded[e] += fe->lifecycles;
 		c->st.aggregated += per * fe->lifecycles + fe->submit_calls + fe->punts +
-				    fe->link_fails;
+				    fe->link_fails + fe->more_cqes;
+		c->more_cqes += fe->more_cqes;
 	}
 }
 

@@ -336,6 +336,10 @@ static void model_feed(struct checker *c, const struct fsaio_record *r)
 	}
 	if (uring && r->type == FSAIO_EV_COMPLETE && (r->flags & FSAIO_F_OVERFLOW)) {
 		promote_all(c, r->ring, 0);
+	} else if (uring && r->type == FSAIO_EV_COMPLETE && !r->req &&
+		   (r->arg0 & FSAIO_CQE_F_MORE)) {			/* fold_cqe() */
+		m.counts.e[FSAIO_ENGINE_IO_URING].more_cqes++;
+		return;
 	} else if (uring && r->type == FSAIO_EV_COMPLETE && r->req) {	/* fold_cqe() */
 		what = fsaio_fold_on_cqe(slot_of(r->req), r->req, r->res, r->arg0, r->flags,
 					 &snap);
@@ -654,6 +658,12 @@ static void multishot_and_cancel(struct checker *c)
 		synth_feed(c, &r);
 	}
 	uring_complete(c, 100, RQ(1), -125);	/* cancelled: the last CQE */
+	for (int i = 0; i < 100; i++) {		/* posted without their req */
+		r = synth_rec(FSAIO_EV_COMPLETE, FSAIO_ENGINE_IO_URING, 100, 0);
+		r.res = 1;
+		r.arg0 = FSAIO_CQE_F_MORE;
+		synth_feed(c, &r);
+	}
 	uring_submit(c, 100, RQ(2));		/* a read with a link timeout */
 	uring_submit(c, 100, RQ(3));		/* the timeout */
 	uring_complete(c, 100, RQ(2), -125);
@@ -672,8 +682,9 @@ TEST_F(fold, multishot_and_cancellations_fold)
 	EXPECT_EQ(VERDICT_FAIL, INV(self->folded, INV_EXACTLY_ONCE)->verdict);
 	EXPECT_NE(NULL, strstr(INV(self->folded, INV_EXACTLY_ONCE)->detail, "completed twice"));
 	EXPECT_EQ(2, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);	/* RQ(2), RQ(3) */
-	/* RQ(1)'s pair and the late CQE, the end record: of 1,007 records */
-	EXPECT_EQ(1007, self->records);
+	/* RQ(1)'s pair and the late CQE, the end record: of 1,107 records */
+	EXPECT_EQ(1107, self->records);
+	EXPECT_EQ(100, m.counts.e[FSAIO_ENGINE_IO_URING].more_cqes);
 	EXPECT_EQ(4, sent);
 }
 
