@@ -110,7 +110,7 @@ static __always_inline bool fold_submit(__u64 ring, __u64 req, __u64 user_data,
 	if (!fold)
 		return false;
 	f = fold_slot_of(req);
-	if (!fsaio_fold_submit_ok(rflags, flags)) {
+	if (!fsaio_fold_submit_ok(rflags)) {
 		/* its records flow: what the slot kept of this req goes first */
 		if (FSAIO_FOLD_ST(f->state) == FSAIO_FOLD_PENDING)
 			fold_send(fsaio_fold_promote(f, req, &snap), &snap);
@@ -119,7 +119,16 @@ static __always_inline bool fold_submit(__u64 ring, __u64 req, __u64 user_data,
 		return false;
 	}
 	w = fsaio_fold_take(f, req, &snap, &send);
-	fold_send(send, &snap);
+	if (send == FSAIO_FOLD_ENDED_NO_CQE) {
+		struct fsaio_fold_counts *c;
+		__u32 zero = 0;
+
+		c = bpf_map_lookup_elem(&fold_counts, &zero);
+		if (c)
+			fsaio_fold_count_no_cqe(c, &snap);
+	} else {
+		fold_send(send, &snap);
+	}
 	if (!w)
 		return false;
 	id = bpf_get_current_pid_tgid();
@@ -134,7 +143,7 @@ static __always_inline bool fold_submit(__u64 ring, __u64 req, __u64 user_data,
 	f->cpu = bpf_get_smp_processor_id();
 	f->opcode = opcode;
 	bpf_get_current_comm(f->comm, sizeof(f->comm));
-	__sync_val_compare_and_swap(&f->state, w, FSAIO_FOLD_WORD(w, FSAIO_FOLD_PENDING));
+	__sync_val_compare_and_swap(&f->state, w, fsaio_fold_pending_word(w, flags));
 	return true;
 }
 

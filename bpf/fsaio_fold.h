@@ -61,6 +61,7 @@ enum fsaio_fold_state {
  * history and counts: sent as records if the request is sent after all. */
 #define FSAIO_FOLD_F_PUNTED	0x10	/* handed to io-wq (io_uring_queue_async_work) */
 #define FSAIO_FOLD_F_LINK_FAILED 0x20	/* a link of a failed chain (io_uring_fail_link) */
+#define FSAIO_FOLD_F_CQE_SKIP	0x40	/* submitted with IOSQE_CQE_SKIP_SUCCESS */
 #define FSAIO_FOLD_NEW_WORD(w, st)	((((w) + 0x100) & ~0xffull) | (st))	/* a new owner */
 
 /* A kept submit: what its SUBMIT record carries, and a folded CQE. */
@@ -107,6 +108,10 @@ struct fsaio_fold_engine {
 	/* io_uring multishot CQEs posted without their req (the checker
 	 * only counts them: checker more_cqes) */
 	__u64 more_cqes;
+	/* of the lifecycles, io_uring ones that ended without a CQE (a
+	 * CQE_SKIP request that succeeded, a failed chain's link whose CQE
+	 * was skipped): ended when their req was submitted again */
+	__u64 cqe_skipped;
 };
 
 struct fsaio_fold_counts {
@@ -114,10 +119,19 @@ struct fsaio_fold_counts {
 };
 
 /* May a new request's submit be kept?  rflags: the SUBMIT record's flags
- * (FSAIO_F_FAILED_INIT); req_flags: req->flags. */
-FSAIO_INLINE int fsaio_fold_submit_ok(__u8 rflags, __u64 req_flags)
+ * (FSAIO_F_FAILED_INIT: a request of its own that the checker counts). */
+FSAIO_INLINE int fsaio_fold_submit_ok(__u8 rflags)
 {
-	return !rflags && !(req_flags & FSAIO_URING_REQ_CQE_SKIP);
+	return !rflags;
+}
+
+/* The state word a kept submit is published with: PENDING, noted
+ * FSAIO_FOLD_F_CQE_SKIP if it posts no CQE when it succeeds (req_flags:
+ * req->flags). */
+FSAIO_INLINE __u64 fsaio_fold_pending_word(__u64 busy, __u64 req_flags)
+{
+	return FSAIO_FOLD_WORD(busy, FSAIO_FOLD_PENDING) |
+	       (req_flags & FSAIO_URING_REQ_CQE_SKIP ? FSAIO_FOLD_F_CQE_SKIP : 0);
 }
 
 /* Does this CQE end a kept lifecycle with nothing for the checker to see?
@@ -223,19 +237,32 @@ FSAIO_INLINE int fsaio_fold_on_cqe(struct fsaio_fold_req *f, __u64 req, __s32 re
 
 /*
  * Take f for a new submit (the caller then fills it and publishes it with
- * fsaio_fold_publish()).  What f held is sent first (*snap) if it was
- * pending: the checker gets its SUBMIT as it would have.  Returns the
- * word to publish with, or 0 if the new request must go as records: f is
- * being taken by another CPU, or f held this same req pending (submitted
- * again before its CQE: the checker judges the pair).
+ * fsaio_fold_pending_word()).  What f held is sent first (*send, *snap)
+ * if it was pending: the checker gets its SUBMIT as it would have.  The
+ * same req pending again is judged by the checker (the new submit goes as
+ * a record too, 0 returned), unless the kept one may end without a CQE
+ * (CQE_SKIP, or a failed chain's link): then it ended when its req was
+ * reused, as the checker ends it, and *send says FSAIO_FOLD_ENDED_NO_CQE
+ * (count it from *snap).  Returns the word to publish with, or 0 if the
+ * new request must go as records (also when another CPU is taking f).
  */
+#define FSAIO_FOLD_ENDED_NO_CQE	0x1000
 FSAIO_INLINE __u64 fsaio_fold_take(struct fsaio_fold_req *f, __u64 req,
 				   struct fsaio_fold_req *snap, int *send)
 {
 	__u64 w = f->state, busy;
 
 	*send = 0;
-	if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING) {
+	if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING && f->req == req &&
+	    (w & (FSAIO_FOLD_F_CQE_SKIP | FSAIO_FOLD_F_LINK_FAILED))) {
+		*snap = *f;
+		if (snap->req != req || snap->state != w ||
+		    __sync_val_compare_and_swap(&f->state, w,
+						FSAIO_FOLD_WORD(w, FSAIO_FOLD_DONE)) != w)
+			return 0;
+		*send = FSAIO_FOLD_ENDED_NO_CQE;
+		w = FSAIO_FOLD_WORD(w, FSAIO_FOLD_DONE);
+	} else if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING) {
 		int again = f->req == req;
 
 		*send = fsaio_fold_promote(f, 0, snap);
@@ -299,6 +326,16 @@ FSAIO_INLINE void fsaio_fold_uncount(struct fsaio_fold_counts *c, const struct f
 	fsaio_fold_engine_uncount(e, f->opcode, f->done_res);
 	e->punts -= !!(f->state & FSAIO_FOLD_F_PUNTED);
 	e->link_fails -= !!(f->state & FSAIO_FOLD_F_LINK_FAILED);
+}
+
+/* A kept request ended without a CQE (FSAIO_FOLD_ENDED_NO_CQE): a failed
+ * chain's link as cancelled, anything else as succeeded (the checker's
+ * lc_end_without_cqe()). */
+FSAIO_INLINE void fsaio_fold_count_no_cqe(struct fsaio_fold_counts *c,
+					  const struct fsaio_fold_req *f)
+{
+	fsaio_fold_count(c, f, f->state & FSAIO_FOLD_F_LINK_FAILED ? -125 /* -ECANCELED */ : 0);
+	c->e[FSAIO_ENGINE_IO_URING].cqe_skipped++;
 }
 
 /* The PUNT or LINK_FAIL record a note stands for (sent after its SUBMIT). */

@@ -133,11 +133,11 @@ static void finish_exactly_once(struct checker *c)
 			      c->more_cqes);
 	if (c->folded[FSAIO_ENGINE_IO_URING] && o < sizeof(extra))
 		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " io_uring requests "
-			      "with only a submit and a plain CQE checked in the kernel",
+			      "with a plain lifecycle checked in the kernel",
 			      c->folded[FSAIO_ENGINE_IO_URING]);
 	if (c->folded[FSAIO_ENGINE_LIBAIO] && o < sizeof(extra))
 		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64 " libaio requests "
-			      "with only a submit and one reap of its result checked in the kernel",
+			      "with a plain lifecycle checked in the kernel",
 			      c->folded[FSAIO_ENGINE_LIBAIO]);
 	if (uring->failed_init && o < sizeof(extra))
 		o += snprintf(extra + o, sizeof(extra) - o, "; %" PRIu64

@@ -54,13 +54,15 @@ void checker_add_folded(struct checker *c, const struct fsaio_fold_counts *f)
 		es->submit_calls += fe->submit_calls;
 		es->submit_ns += fe->submit_ns;
 		es->punts += fe->punts;
+		es->cqe_skipped += fe->cqe_skipped;
 		for (k = 0; k < FSAIO_FOLD_OPS; k++)
 			c->st.by_opcode[e][k < FSAIO_MAX_OPCODE ? k : FSAIO_MAX_OPCODE - 1] +=
 				fe->by_opcode[k];
 		c->lifecycles += fe->lifecycles;
 		c->folded[e] += fe->lifecycles;
+		/* (those that ended without a CQE had none) */
 		c->st.aggregated += per * fe->lifecycles + fe->submit_calls + fe->punts +
-				    fe->link_fails + fe->more_cqes;
+				    fe->link_fails + fe->more_cqes - fe->cqe_skipped;
 		c->more_cqes += fe->more_cqes;
 	}
 }

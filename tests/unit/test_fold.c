@@ -306,7 +306,7 @@ static void model_feed(struct checker *c, const struct fsaio_record *r)
 		return;
 	if (uring && r->type == FSAIO_EV_SUBMIT) {		/* fold_submit() */
 		f = slot_of(r->req);
-		if (!fsaio_fold_submit_ok(r->flags, r->arg1)) {
+		if (!fsaio_fold_submit_ok(r->flags)) {
 			if (FSAIO_FOLD_ST(f->state) == FSAIO_FOLD_PENDING)
 				send_kept(c, fsaio_fold_promote(f, r->req, &snap), &snap);
 			else
@@ -315,7 +315,10 @@ static void model_feed(struct checker *c, const struct fsaio_record *r)
 			return;
 		}
 		w = fsaio_fold_take(f, r->req, &snap, &what);
-		send_kept(c, what, &snap);
+		if (what == FSAIO_FOLD_ENDED_NO_CQE)
+			fsaio_fold_count_no_cqe(&m.counts, &snap);
+		else
+			send_kept(c, what, &snap);
 		if (!w) {
 			send(c, *r);
 			return;
@@ -331,7 +334,7 @@ static void model_feed(struct checker *c, const struct fsaio_record *r)
 		f->cpu = r->cpu;
 		f->opcode = r->arg0;
 		memcpy(f->comm, r->comm, sizeof(f->comm));
-		f->state = FSAIO_FOLD_WORD(w, FSAIO_FOLD_PENDING);
+		f->state = fsaio_fold_pending_word(w, r->arg1);
 		return;
 	}
 	if (uring && r->type == FSAIO_EV_COMPLETE && (r->flags & FSAIO_F_OVERFLOW)) {
@@ -766,11 +769,41 @@ TEST_F(fold, punts_and_failed_links_are_noted)
 	play(_metadata, self, punts_and_links);
 	EXPECT_EQ(VERDICT_FAIL, INV(self->folded, INV_QUIESCENCE)->verdict);
 	EXPECT_EQ(VERDICT_PASS, INV(self->folded, INV_EXACTLY_ONCE)->verdict);
-	EXPECT_EQ(2, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);	/* RQ(0), RQ(4) */
+	/* RQ(0), RQ(4), RQ(5) ended without a CQE at its reuse, and again */
+	EXPECT_EQ(4, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);
+	EXPECT_EQ(1, m.counts.e[FSAIO_ENGINE_IO_URING].cqe_skipped);
 	EXPECT_EQ(1, m.counts.e[FSAIO_ENGINE_IO_URING].punts);
 	EXPECT_EQ(5, checker_stats(self->folded)->engine[FSAIO_ENGINE_IO_URING].punts);
 	/* RQ(5), and RQ(6) settled at the end */
 	EXPECT_EQ(2, checker_stats(self->folded)->engine[FSAIO_ENGINE_IO_URING].cqe_skipped);
+}
+
+/* IOSQE_CQE_SKIP_SUCCESS at full rate: a request that succeeds posts no
+ * CQE and ends when its req is submitted again; one that fails posts its
+ * CQE; the last ones are in flight at the end (the checker settles them) */
+static void cqe_skip_reuse(struct checker *c)
+{
+	for (int i = 0; i < 400; i++) {
+		uring_submit_skip(c, 100, RQ(i % 8));
+		if (i % 50 == 7)
+			uring_complete(c, 100, RQ(i % 8), -5);
+	}
+	uring_submit(c, 100, RQ(0));		/* a plain one on a skipped req */
+	uring_complete(c, 100, RQ(0), 4096);
+	uring_complete(c, 100, RQ(0), 4096);	/* completed twice */
+}
+
+TEST_F(fold, cqe_skip_requests_end_at_their_reuse)
+{
+	uint64_t sent = play(_metadata, self, cqe_skip_reuse);
+
+	EXPECT_EQ(VERDICT_FAIL, INV(self->folded, INV_EXACTLY_ONCE)->verdict);
+	/* 400 submits: 8 failed with a CQE, 385 ended by their req's reuse
+	 * (RQ(0)'s last by the plain submit), RQ(1..7)'s last in flight at
+	 * the end, where the checker settles them */
+	EXPECT_EQ(385, m.counts.e[FSAIO_ENGINE_IO_URING].cqe_skipped);
+	EXPECT_EQ(392, checker_stats(self->folded)->engine[FSAIO_ENGINE_IO_URING].cqe_skipped);
+	EXPECT_EQ(4, sent);	/* the pair of the one completed twice, its CQE, the end */
 }
 
 /* ---- libaio ---- */
