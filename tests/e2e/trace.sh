@@ -120,14 +120,14 @@ TESTS+=(t_trace_aggregate_agrees)
 # one that keeps requests in flight across an exit.
 t_check_fold_agrees() {
 	need_root
-	local mode w="uring_read_batch uring_read_multishot uring_cq_overflow uring_link_fail uring_early_fail uring_exit_armed uring_drain"
+	local mode w="uring_read_batch uring_read_multishot uring_poll_multishot uring_cq_overflow uring_link_fail uring_early_fail uring_exit_armed uring_drain aio_read_batch aio_exit_inflight aio_leader_exit aio_eio aio_read_holes"
 	for mode in fold per-event; do
 		local opt=()
 		[[ $mode == fold ]] || opt=(-E)
 		$FSAIO check "${opt[@]}" --json "$WORK/cf-$mode.json" $w >"$WORK/cf-$mode.out" 2>&1 ||
 			fail "check ($mode) rc=$?: $(grep -m3 'not ok' "$WORK/cf-$mode.out")"
 	done
-	local q='[.runs[] | {name, verdict, inv: [.invariants[] | {name, verdict}], u: .engines.io_uring | [.submitted, .completed, .errors, .failed_init, .cq_overflow]}]'
+	local q='[.runs[] | {name, verdict, inv: [.invariants[] | {name, verdict}], u: .engines.io_uring | [.submitted, .completed, .errors, .failed_init, .cq_overflow, .cqe_skipped, .abandoned], l: .engines.libaio | [.submitted, .completed, .errors, .abandoned, .submit_calls]}]'
 	local a e
 	a=$(jq -c "$q" "$WORK/cf-fold.json"); e=$(jq -c "$q" "$WORK/cf-per-event.json")
 	[[ $a == "$e" ]] || fail "folded and per-event checks differ: $(diff <(jq . <<<"$a") <(jq . <<<"$e") | head -20 | tr '\n' ' ')"
@@ -143,6 +143,9 @@ t_check_fold_agrees() {
 	local kr
 	kr=$(jq '.runs[] | select(.name == "uring_read_batch") | .records_counted_in_kernel' "$WORK/cf-fold.json")
 	[[ $kr -ge 96 ]] || fail "uring_read_batch: only $kr of its 128 plain-read records were counted in the kernel"
+	# libaio: a SUBMIT and a REAP per read, a SUBMIT_DONE per batch
+	kr=$(jq '.runs[] | select(.name == "aio_read_batch") | .records_counted_in_kernel' "$WORK/cf-fold.json")
+	[[ $kr -ge 64 ]] || fail "aio_read_batch: only $kr records were counted in the kernel"
 	[[ $(jq '[.runs[].records_counted_in_kernel] | add' "$WORK/cf-per-event.json") -eq 0 ]] ||
 		fail "-E counted in the kernel"
 	((rf < re)) || fail "folding sent $rf records, per event $re"
