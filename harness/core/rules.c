@@ -280,9 +280,10 @@ static void finish_nonblocking(struct checker *c, enum invariant_id id,
 			   sys, s->count, s->ns / 1e6, s->first, others);
 	else
 		set_result(ir, VERDICT_XFAIL, es->submitted,
-			   "stock kernel: %s slept %" PRIu64 " times in FSAIO waits (page/bit, "
+			   "%s: %s slept %" PRIu64 " times in FSAIO waits (page/bit, "
 			   "writeback, journal), %.1f ms%s",
-			   sys, s->count, s->ns / 1e6, others);
+			   c->cfg.libaio_async_off ? "fs.aio-buffered-async=0, synchronous as on "
+			   "stock" : "stock kernel", sys, s->count, s->ns / 1e6, others);
 	ir->nr_stacks = s->nr_stacks;
 	memcpy(ir->stacks, s->stacks, sizeof(ir->stacks));
 }
