@@ -202,8 +202,9 @@ static void finish_retry(struct checker *c)
 		return;
 	}
 	if (!retries && !punts)
-		set_result(ir, VERDICT_PASS, 0, "no retry armed (%" PRIu64 " requests; data cached?)",
-			   c->lifecycles);
+		set_result(ir, VERDICT_PASS, 0, "no retry armed (%" PRIu64 " requests; %s)",
+			   c->lifecycles, c->cfg.libaio_async_off ?
+			   "fs.aio-buffered-async=0: none went asynchronous" : "data cached?");
 	else
 		set_result(ir, VERDICT_PASS, retries,
 			   "%" PRIu64 " retries, %" PRIu64 " wakes, %" PRIu64 " resumes, %" PRIu64
