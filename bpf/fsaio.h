@@ -86,7 +86,8 @@ enum fsaio_engine {
 	X(WAKE,		4,  "wake",		0, 1)			\
 	/* a worker resumed the request.  arg0 = worker pid,		\
 	 * arg1 = 1 if it runs with the submitter's mm, 0 if not,	\
-	 * arg2 = FSAIO_RESUME_* flags (patched kernel) */		\
+	 * arg2 = FSAIO_RESUME_* flags (patched kernel), res = the	\
+	 * submitter thread the kernel names (0: not said) */		\
 	X(RESUME,	5,  "resume",		0, 1)			\
 	/* request fell back to a blocking worker (io-wq punt, aio punt) */ \
 	X(PUNT,		6,  "punt",		0, 1)			\

@@ -24,7 +24,8 @@
  *   fsaio_wake     -> WAKE    site from the wait kind, arg0 = wait kind,
  *                             arg1 = deferred
  *   fsaio_resume   -> RESUME  arg0 = worker pid (current), arg1 = same_mm,
- *                             arg2 = punt | (mm == NULL) << 1
+ *                             arg2 = punt | (mm == NULL) << 1,
+ *                             res = the submitter thread it names
  *   fsaio_punt     -> PUNT    res = ret, arg0 = pos, arg1 = done,
  *                             arg2 = in_worker
  *   fsaio_complete -> COMPLETE res = res, arg0 = retries
@@ -222,6 +223,7 @@ int fsaio_tp_resume(struct bpf_raw_tracepoint_args *ctx)
 	if (!r)
 		return 0;
 	r->arg0 = r->pid;
+	r->res = (__s32)ctx->args[3];	/* the submitter thread it names */
 	r->arg1 = (__u8)ctx->args[4] ? 1 : 0;
 	r->arg2 = ((__u8)ctx->args[5] ? FSAIO_RESUME_PUNT : 0) |
 		  (ctx->args[2] ? 0 : FSAIO_RESUME_MM_GONE);

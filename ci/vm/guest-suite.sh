@@ -26,6 +26,8 @@
 #    A kernel without the file system skips its run with a "# FS:" note
 #    that leaves the verdict alone; a kernel with it but no mounted
 #    scratch is an ERROR (the run was asked for).
+#    Then a null_blk race tier, and on a kernel with the series the same
+#    checks with its switch off (fs.aio-buffered-async=0).
 #
 # stdout: the KTAP of each run, one after the other (tests/run-all.sh
 # counts the checks of both).  Exit status: the worse of the two, ERROR >
@@ -138,6 +140,27 @@ nullb_run() {
 	rmdir "$nb" "$mnt" 2>/dev/null
 }
 nullb_run
+
+# The administrator's off switch (a kernel with the series): with
+# fs.aio-buffered-async=0 every libaio request must stay synchronous, as on
+# stock (fsaio check fails retry_lifecycle on a RETRY or PUNT, and the
+# sleeps in io_submit are the expected XFAIL): cold reads, O_SYNC writes
+# and a second thread's submits (fsaio-switch-off.json).
+switch_off() {
+	local sw=/proc/sys/fs/aio-buffered-async old
+	if [[ ! -w $sw ]]; then
+		echo "# switch-off: not run: no $sw (a kernel without the series)"
+		return
+	fi
+	old=$(cat "$sw")
+	echo 0 >"$sw"
+	echo "# switch-off: fs.aio-buffered-async=0"
+	./fsaio check --exclusive --json "$(dirname "$JSON")/fsaio-switch-off.json" \
+		aio_read_batch aio_osync_write aio_leader_exit
+	rc=$(worse "$rc" $?)
+	echo "$old" >"$sw"
+}
+switch_off
 
 # 3. fsaio trace on this kernel: requests counted in the kernel
 #    (raw io_uring tracepoints where their prototype is known, the fsaio

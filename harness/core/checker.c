@@ -703,6 +703,18 @@ static void sync_inode_went_async(struct checker *c, struct lc *l,
 			  event_type_name(r->type));
 }
 
+/* fs.aio-buffered-async=0 is the administrator's off switch: with it the
+ * patched kernel must run every libaio request synchronously, as stock
+ * does; a RETRY or PUNT (the asynchronous path taken) breaks it. */
+static void switched_off_went_async(struct checker *c, struct lc *l,
+				    const struct fsaio_record *r)
+{
+	if (l && l->engine == FSAIO_ENGINE_LIBAIO && c->cfg.libaio_async_off)
+		fail_note(&c->retry, l, "went asynchronous (%s) with fs.aio-buffered-async=0: "
+			  "the switch must keep every request synchronous",
+			  event_type_name(r->type));
+}
+
 static void on_retry(struct checker *c, const struct fsaio_record *r)
 {
 	struct lc *seen, *l = retry_target(c, r, &seen);
@@ -711,6 +723,7 @@ static void on_retry(struct checker *c, const struct fsaio_record *r)
 	if (!l)
 		return;
 	sync_inode_went_async(c, l, r);
+	switched_off_went_async(c, l, r);
 	if (l->rstate == R_ARMED)
 		fail_note(&c->retry, l, "retry while already armed (no wake)");
 	else if (l->rstate == R_WOKEN)
@@ -787,6 +800,13 @@ static void on_resume(struct checker *c, const struct fsaio_record *r)
 			snprintf(f->first, sizeof(f->first), "req 0x%" PRIx64 " resumed at I/O "
 				 "priority %s, the request's is %s", (uint64_t)r->req, got, want);
 	}
+	/* ... and the tracepoint names the thread that submitted the request
+	 * (res; 0 where the tracer does not say: older logs, SystemTap): a
+	 * worker acting for another thread of the process is charged,
+	 * accounted and reported as that thread */
+	if (seen && r->res && (uint32_t)r->res != seen->pid && seen->engine == FSAIO_ENGINE_LIBAIO)
+		fail_note(&c->resume, seen, "resumed for submitter thread %d, the request was "
+			  "submitted by thread %u", r->res, seen->pid);
 	/* A worker that finds the submitter's address space gone
 	 * (FSAIO_RESUME_MM_GONE: mm NULL) must not touch user memory at all:
 	 * that is the right resumption if the submitter exited after the
@@ -836,6 +856,7 @@ static void on_punt(struct checker *c, const struct fsaio_record *r)
 	if (!l)
 		return;
 	sync_inode_went_async(c, l, r);
+	switched_off_went_async(c, l, r);
 	/* A blocking worker takes over: whatever was armed is moot. */
 	l->rstate = R_IDLE;
 	l->flags |= LC_PUNTED;

@@ -22,6 +22,8 @@ struct checker_config {
 	bool see_retry;		/* per-request RETRY/WAKE/RESUME events (fentry or fsaio tp) */
 	bool see_sleep;		/* SLEEP events with stacks (tp_btf/raw_tp sched_switch) */
 	bool libaio_async_expected; /* patched kernel with fs.aio-buffered-async=1 */
+	bool libaio_async_off;	/* patched kernel with fs.aio-buffered-async=0: every
+				 * libaio request must stay synchronous, as on stock */
 	bool libaio_submit_unseen; /* no syscalls:sys_enter_io_submit: libaio kernel
 				    * events of unknown requests are counted, not failed */
 	const char *skip_retry_reason;	/* why see_retry is false, for SKIP lines */

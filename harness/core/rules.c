@@ -202,8 +202,9 @@ static void finish_retry(struct checker *c)
 		return;
 	}
 	if (!retries && !punts)
-		set_result(ir, VERDICT_PASS, 0, "no retry armed (%" PRIu64 " requests; data cached?)",
-			   c->lifecycles);
+		set_result(ir, VERDICT_PASS, 0, "no retry armed (%" PRIu64 " requests; %s)",
+			   c->lifecycles, c->cfg.libaio_async_off ?
+			   "fs.aio-buffered-async=0: none went asynchronous" : "data cached?");
 	else
 		set_result(ir, VERDICT_PASS, retries,
 			   "%" PRIu64 " retries, %" PRIu64 " wakes, %" PRIu64 " resumes, %" PRIu64
@@ -280,9 +281,10 @@ static void finish_nonblocking(struct checker *c, enum invariant_id id,
 			   sys, s->count, s->ns / 1e6, s->first, others);
 	else
 		set_result(ir, VERDICT_XFAIL, es->submitted,
-			   "stock kernel: %s slept %" PRIu64 " times in FSAIO waits (page/bit, "
+			   "%s: %s slept %" PRIu64 " times in FSAIO waits (page/bit, "
 			   "writeback, journal), %.1f ms%s",
-			   sys, s->count, s->ns / 1e6, others);
+			   c->cfg.libaio_async_off ? "fs.aio-buffered-async=0, synchronous as on "
+			   "stock" : "stock kernel", sys, s->count, s->ns / 1e6, others);
 	ir->nr_stacks = s->nr_stacks;
 	memcpy(ir->stacks, s->stacks, sizeof(ir->stacks));
 }

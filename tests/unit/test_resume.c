@@ -151,6 +151,60 @@ TEST_F(patched, resume_with_other_credentials_fails)
 	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
 }
 
+/* The resume names the thread that submitted the request: a kernel that
+ * names the process (its tgid) for a request a second thread submitted
+ * fails resume_context; naming the submitting thread, or not saying
+ * (res 0: an older tracer, SystemTap), passes. */
+static void resumed_by_thread(struct checker *c, uint64_t iocb, int32_t named)
+{
+	struct fsaio_record r;
+
+	r = synth_rec(FSAIO_EV_SUBMIT, FSAIO_ENGINE_LIBAIO, 42, iocb);
+	r.pid = 44;			/* a second thread of tgid 42 */
+	r.arg1 = 4096;
+	r.arg2 = fsaio_submit_arg2(0, 3, 0);
+	r.res = 1;
+	r.ring = SYNTH_RING;
+	synth_feed(c, &r);
+	r = synth_rec(FSAIO_EV_SUBMIT_DONE, FSAIO_ENGINE_LIBAIO, 42, 0);
+	r.pid = 44;
+	r.res = 1;
+	r.arg0 = 1;
+	r.arg2 = 1;
+	synth_feed(c, &r);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, iocb);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, iocb);
+	r = synth_rec(FSAIO_EV_RESUME, FSAIO_ENGINE_LIBAIO, 42, iocb);
+	r.arg0 = 43;
+	r.arg1 = 1;
+	r.res = named;
+	synth_feed(c, &r);
+	aio_complete(c, iocb, 4096);
+	aio_reap(c, 42, iocb, 4096);
+}
+
+TEST_F(patched, resume_naming_another_submitter_thread_fails)
+{
+	struct checker *c = self->c;
+
+	resumed_by_thread(c, IOCB, 42);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RESUME_CONTEXT);
+	EXPECT_DETAIL(c, INV_RESUME_CONTEXT, "resumed for submitter thread 42, the request was "
+		      "submitted by thread 44");
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+}
+
+TEST_F(patched, resume_naming_the_submitter_thread_passes)
+{
+	struct checker *c = self->c;
+
+	resumed_by_thread(c, IOCB, 44);
+	resumed_by_thread(c, IOCB + 0x1000, 0);
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RESUME_CONTEXT);
+}
+
 /* A worker that would issue the request's block I/O at its own priority
  * (a kworker's be/4) where the request has the idle class (ionice -c3)
  * fails resume_context, by name; agreeing priorities raise no flag. */

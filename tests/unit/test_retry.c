@@ -8,6 +8,60 @@
 
 CHECKER_FIXTURE(patched, synth_cfg_all())
 
+/* The patched kernel with its switch off (fs.aio-buffered-async=0) */
+static inline struct checker_config cfg_switched_off(void)
+{
+	struct checker_config cfg = synth_cfg_all();
+
+	cfg.libaio_async_expected = false;
+	cfg.libaio_async_off = true;
+	return cfg;
+}
+CHECKER_FIXTURE(switched_off, cfg_switched_off())
+
+/* With the switch off the kernel must not take the asynchronous path: a
+ * RETRY (a read) or a PUNT (an O_DSYNC write handed to the worker) of a
+ * libaio request fails retry_lifecycle; synchronous requests, sleeping in
+ * io_submit as on stock, pass (nonblocking_submit_libaio an XFAIL that
+ * says why). */
+TEST_F(switched_off, async_libaio_requests_fail)
+{
+	struct checker *c = self->c;
+
+	aio_batch(c, 42, 0x1000, 1, 3);
+	ev_sleep(c, 42, FSAIO_CTX_SUBMIT_LIBAIO, FSAIO_SITE_FOLIO_BIT, 100000);
+	ev_req(c, FSAIO_EV_RETRY, FSAIO_ENGINE_LIBAIO, 42, 0x1000 + 64);
+	ev_req(c, FSAIO_EV_WAKE, FSAIO_ENGINE_LIBAIO, 0, 0x1000 + 64);
+	ev_resume(c, FSAIO_ENGINE_LIBAIO, 42, 0x1000 + 64, 1);
+	ev_req(c, FSAIO_EV_PUNT, FSAIO_ENGINE_LIBAIO, 42, 0x1000 + 128);
+	for (int i = 0; i < 3; i++) {
+		aio_complete(c, 0x1000 + 64 * i, 4096);
+		aio_reap(c, 42, 0x1000 + 64 * i, 4096);
+	}
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	/* the RETRY and the PUNT */
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "2 violations; first: ");
+	EXPECT_DETAIL(c, INV_RETRY_LIFECYCLE, "went asynchronous (retry) with "
+		      "fs.aio-buffered-async=0");
+	EXPECT_VERDICT(c, VERDICT_XFAIL, INV_NONBLOCKING_SUBMIT_LIBAIO);
+	EXPECT_DETAIL(c, INV_NONBLOCKING_SUBMIT_LIBAIO, "fs.aio-buffered-async=0, synchronous");
+}
+
+TEST_F(switched_off, synchronous_requests_pass)
+{
+	struct checker *c = self->c;
+
+	aio_batch(c, 42, 0x1000, 1, 2);
+	for (int i = 0; i < 2; i++) {
+		aio_complete(c, 0x1000 + 64 * i, 4096);
+		aio_reap(c, 42, 0x1000 + 64 * i, 4096);
+	}
+	FINISH(c);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_RETRY_LIFECYCLE);
+	EXPECT_VERDICT(c, VERDICT_PASS, INV_EXACTLY_ONCE);
+}
+
 /* ---------- retry_lifecycle ---------- */
 
 TEST_F(patched, retry_wake_resume_passes)
