@@ -338,18 +338,30 @@ FSAIO_INLINE void fsaio_fold_count_no_cqe(struct fsaio_fold_counts *c,
 	c->e[FSAIO_ENGINE_IO_URING].cqe_skipped++;
 }
 
+/* What every record a kept request f stands for carries: its submitter,
+ * at the submit's time (a macro: the io_uring and libaio tables keep
+ * these fields under the same names in structs of their own). */
+#define FSAIO_FOLD_RECORD_FROM(r, f, rtype, rengine) do {			\
+	int i_;								\
+									\
+	(r)->type = (rtype);						\
+	(r)->engine = (rengine);					\
+	(r)->cpu = (f)->cpu;						\
+	(r)->ts_ns = (f)->ts_ns;					\
+	(r)->pid = (f)->pid;						\
+	(r)->tgid = (f)->tgid;						\
+	(r)->req = (f)->req;						\
+	(r)->user_data = (f)->user_data;				\
+	for (i_ = 0; i_ < FSAIO_COMM_LEN; i_++)				\
+		(r)->comm[i_] = (f)->comm[i_];				\
+} while (0)
+
 /* The PUNT or LINK_FAIL record a note stands for (sent after its SUBMIT). */
 FSAIO_INLINE void fsaio_fold_note_record(struct fsaio_record *r, const struct fsaio_fold_req *f,
 					 __u64 note)
 {
-	r->type = note == FSAIO_FOLD_F_PUNTED ? FSAIO_EV_PUNT : FSAIO_EV_LINK_FAIL;
-	r->engine = FSAIO_ENGINE_IO_URING;
-	r->cpu = f->cpu;
-	r->ts_ns = f->ts_ns;
-	r->pid = f->pid;
-	r->tgid = f->tgid;
-	r->req = f->req;
-	r->user_data = f->user_data;
+	FSAIO_FOLD_RECORD_FROM(r, f, note == FSAIO_FOLD_F_PUNTED ? FSAIO_EV_PUNT :
+			       FSAIO_EV_LINK_FAIL, FSAIO_ENGINE_IO_URING);
 	if (note == FSAIO_FOLD_F_PUNTED) {
 		r->arg0 = f->opcode;
 		r->arg1 = f->flags;
@@ -364,21 +376,10 @@ FSAIO_INLINE void fsaio_fold_note_record(struct fsaio_record *r, const struct fs
 FSAIO_INLINE void fsaio_fold_submit_record(struct fsaio_record *r,
 					   const struct fsaio_fold_req *f)
 {
-	int i;
-
-	r->type = FSAIO_EV_SUBMIT;
-	r->engine = FSAIO_ENGINE_IO_URING;
-	r->cpu = f->cpu;
-	r->ts_ns = f->ts_ns;
-	r->pid = f->pid;
-	r->tgid = f->tgid;
-	r->req = f->req;
-	r->user_data = f->user_data;
+	FSAIO_FOLD_RECORD_FROM(r, f, FSAIO_EV_SUBMIT, FSAIO_ENGINE_IO_URING);
 	r->arg0 = f->opcode;
 	r->arg1 = f->flags;
 	r->ring = f->ring;
-	for (i = 0; i < FSAIO_COMM_LEN; i++)
-		r->comm[i] = f->comm[i];
 }
 
 /* The COMPLETE record a folded CQE stands for (sent before a second one). */

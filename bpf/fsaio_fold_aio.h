@@ -206,24 +206,13 @@ FSAIO_INLINE void fsaio_fold_aio_forget(struct fsaio_fold_aio *f, __u32 tgid, __
 FSAIO_INLINE void fsaio_fold_aio_submit_record(struct fsaio_record *r,
 					       const struct fsaio_fold_aio *f, int accepted)
 {
-	int i;
-
-	r->type = FSAIO_EV_SUBMIT;
-	r->engine = FSAIO_ENGINE_LIBAIO;
+	FSAIO_FOLD_RECORD_FROM(r, f, FSAIO_EV_SUBMIT, FSAIO_ENGINE_LIBAIO);
 	r->flags = accepted ? FSAIO_F_ACCEPTED : 0;
-	r->cpu = f->cpu;
-	r->ts_ns = f->ts_ns;
-	r->pid = f->pid;
-	r->tgid = f->tgid;
-	r->req = f->req;
-	r->user_data = f->user_data;
 	r->res = f->batch;
 	r->arg0 = f->offset;
 	r->arg1 = f->nbytes;
 	r->arg2 = f->arg2;
 	r->ring = f->ring;
-	for (i = 0; i < FSAIO_COMM_LEN; i++)
-		r->comm[i] = f->comm[i];
 }
 
 /* Its folded kernel COMPLETE (kcqe) or REAP, at the submit's time. */
