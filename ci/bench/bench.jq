@@ -405,11 +405,11 @@ def goals:
 	  + if ($s | length) == 0 then nm
 	    else ([$s[].value] | if any(. == null) then null else add end) as $tot
 	    | ([$s[] | select(.green | not) | .id | split(".")[2]]) as $red
-	    | {now: "corpus + fio jobs: \($tot | fmt) lost, \(($s | length) - ($red | length)) of \($s | length) green; host e2e tier: not measured here (`make check-load`)",
+	    | {now: "corpus + fio jobs: \($tot | fmt) lost, \(($s | length) - ($red | length)) of \($s | length) green; host e2e tier: `make check` runs it beside the load, not measured here",
 	       met: (if $tot != null and $tot > 0 or ($red | length) > 0 then false else null end),
 	       distance: ([if $tot == null then "a run wrote no result" elif $tot > 0 then "\($tot | fmt) records lost" else empty end,
 	                   if ($red | length) > 0 then "not green: \($red | join(", "))" else empty end,
-	                   "the host e2e tier is not measured by make bench"] | join("; "))} end ),
+	                   "the host e2e tier is judged by make check, not measured by make bench"] | join("; "))} end ),
 	  # 3. the stdout relay, the worst factor
 	  ( [$R[] | select(.id | test("^load\\.x[0-9]+\\.relay\\.check_over_bare$"))] as $s
 	  | ([$F[] | select(.id | test("^load\\.x[0-9]+\\.relay\\.check_s$"))]) as $c
