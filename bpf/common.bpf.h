@@ -46,6 +46,45 @@ static __always_inline void count_drops(__u32 cause, __u64 n)
 		*c += n;
 }
 
+/* The ring records go to now (maps.bpf.h event_rings); NULL only if the
+ * harness never filled the slot. */
+static __always_inline void *event_ring(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&event_rings, &zero);
+}
+
+/* More than grow_bytes waiting, or a reserve failed: ask the harness for a
+ * larger ring.  Written once per ring, not per record: one cache line
+ * bouncing between CPUs on every record would cost more than the check. */
+static __always_inline void note_pressure(__u64 avail)
+{
+	if (grow_bytes && avail > grow_bytes && !ring_pressure)
+		ring_pressure = 1;
+}
+
+/* A record of size bytes in the current ring; a failure is a drop. */
+static __always_inline void *ring_reserve(__u64 size)
+{
+	void *rb = event_ring();
+	void *r = rb ? bpf_ringbuf_reserve(rb, size, 0) : NULL;
+
+	if (!r) {
+		count_drops(FSAIO_DROP_RINGBUF, 1);
+		note_pressure(~0ull);
+	}
+	return r;
+}
+
+/* Data waiting in the current ring, this record's included. */
+static __always_inline __u64 ring_avail(void)
+{
+	void *rb = event_ring();
+
+	return rb ? bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) : 0;
+}
+
 /* A map update that must not fail silently: a full map is a drop. */
 static __always_inline void update_or_count(void *map, const void *key,
 					    const void *val, __u64 flags)
@@ -88,13 +127,11 @@ static __always_inline struct fsaio_record *rec_reserve(__u16 type, __u8 engine)
 		/* sized to its content: a stack area only for a sleep
 		 * (type is a constant at every call: one branch stays) */
 		if (type == FSAIO_EV_SLEEP)
-			r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+			r = ring_reserve(sizeof(*r));
 		else
-			r = bpf_ringbuf_reserve(&events, FSAIO_RECORD_SHORT, 0);
-		if (!r) {
-			count_drops(FSAIO_DROP_RINGBUF, 1);
+			r = ring_reserve(FSAIO_RECORD_SHORT);
+		if (!r)
 			return NULL;
-		}
 		if (type == FSAIO_EV_SLEEP)
 			__builtin_memset(r, 0, sizeof(*r));
 		else
@@ -147,13 +184,16 @@ static __always_inline void agg_submit(struct fsaio_record *r)
 	if (a)
 		fsaio_agg_account(a, r);
 	if (fsaio_agg_sends(r->type)) {
-		__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-
+		void *rb = event_ring();
+		__u64 avail = rb ? bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) : 0;
 		__u64 size = r->type == FSAIO_EV_SLEEP ? sizeof(*r) : FSAIO_RECORD_SHORT;
 
 		r->seq = __sync_fetch_and_add(&fsaio_seq, 1) + 1;
-		if (bpf_ringbuf_output(&events, r, size, wakeup_flags(avail, avail + size)))
+		note_pressure(avail + size);
+		if (!rb || bpf_ringbuf_output(rb, r, size, wakeup_flags(avail, avail + size))) {
 			count_drops(FSAIO_DROP_RINGBUF, 1);
+			note_pressure(~0ull);
+		}
 	}
 	if (sc && sc->depth)
 		sc->depth--;
@@ -181,9 +221,10 @@ static __always_inline void rec_submit(struct fsaio_record *r)
 		return;
 	}
 	/* this record is counted in AVAIL_DATA since its reserve */
-	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 avail = ring_avail();
 	__u64 size = FSAIO_RECORD_SHORT;	/* about the threshold: close enough */
 
+	note_pressure(avail);
 	bpf_ringbuf_submit(r, wakeup_flags(avail > size ? avail - size : 0, avail));
 }
 

@@ -21,12 +21,10 @@ static __always_inline struct fsaio_fold_req *fold_slot_of(__u64 req)
  * (FSAIO_FOLD_SEND_PUNT, _LINK_FAIL) or a folded CQE (FSAIO_FOLD_SEND_CQE). */
 static __always_inline void fold_send_one(const struct fsaio_fold_req *f, int what)
 {
-	struct fsaio_record *r = bpf_ringbuf_reserve(&events, FSAIO_RECORD_SHORT, 0);
+	struct fsaio_record *r = ring_reserve(FSAIO_RECORD_SHORT);
 
-	if (!r) {
-		count_drops(FSAIO_DROP_RINGBUF, 1);
+	if (!r)
 		return;
-	}
 	__builtin_memset(r, 0, FSAIO_RECORD_SHORT);
 	if (what == FSAIO_FOLD_SEND_CQE)
 		fsaio_fold_complete_record(r, f);

@@ -58,12 +58,10 @@ static __always_inline bool fold_aio_batch_closed(__u32 pid, __s32 batch)
 static __always_inline void fold_aio_send_one(const struct fsaio_fold_aio *f, __u16 type,
 					      bool accepted)
 {
-	struct fsaio_record *r = bpf_ringbuf_reserve(&events, FSAIO_RECORD_SHORT, 0);
+	struct fsaio_record *r = ring_reserve(FSAIO_RECORD_SHORT);
 
-	if (!r) {
-		count_drops(FSAIO_DROP_RINGBUF, 1);
+	if (!r)
 		return;
-	}
 	__builtin_memset(r, 0, FSAIO_RECORD_SHORT);
 	if (type == FSAIO_EV_SUBMIT)
 		fsaio_fold_aio_submit_record(r, f, accepted);

@@ -116,7 +116,8 @@ enum fsaio_engine {
 	X(PROC_EXIT,	13, "proc_exit",	1, 1)			\
 	/* written by the harness, never by BPF: end of trace.		\
 	 * arg0 = records dropped in BPF during the segment (all causes), \
-	 * stack[cause] = those of each enum fsaio_drop (fsaio_end_drops()) */ \
+	 * stack[cause] = those of each enum fsaio_drop (fsaio_end_drops()), \
+	 * arg2 = the ring buffer's bytes at the end, res = times it grew */ \
 	X(TRACE_END,	14, "trace_end",	0, 0)			\
 	/* io_destroy(2) returned: the kernel has waited for every request of \
 	 * that context; unreaped ones are abandoned, never reaped.	\

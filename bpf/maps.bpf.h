@@ -42,8 +42,6 @@ FSAIO_GLOBAL const volatile char targ_comm[FSAIO_COMM_LEN] FSAIO_INIT({});
 /* Address of fs/aio.c aio_complete_rw (from /proc/kallsyms), 0 if unknown:
  * tells a libaio kiocb from an io_uring one in the retry probe. */
 FSAIO_GLOBAL const volatile __u64 aio_complete_rw_addr FSAIO_INIT(0);
-/* Wake the ring buffer consumer when this much data is waiting (0: always). */
-FSAIO_GLOBAL const volatile __u64 wakeup_bytes FSAIO_INIT(0);
 /* fsaio trace: count records in agg (fsaio_agg.h) and send only those
  * fsaio_agg_sends() names; a constant, so the verifier keeps one path. */
 FSAIO_GLOBAL const volatile bool aggregate FSAIO_INIT(false);
@@ -80,6 +78,33 @@ FSAIO_GLOBAL struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 8 << 20);	/* resized by the harness */
 } events SEC(".maps");
+
+/*
+ * The ring records go to: slot 0 holds `events` at first, and a larger
+ * ring once the harness grew it (tracer.c ring_grow).  A ring buffer
+ * cannot be resized, but an inner map can be replaced while programs run;
+ * the consumer reads the old rings to the end and records carry seq, so
+ * the switch loses and reorders nothing.
+ */
+struct fsaio_ring_def {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);	/* a template: the inner rings' sizes differ */
+};
+FSAIO_GLOBAL struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct fsaio_ring_def);
+} event_rings SEC(".maps");
+
+/* Set by the harness for the ring now in event_rings (.bss: it changes
+ * when the ring grows).  wakeup_bytes: wake the consumer each time this
+ * much more data waits (0: on every record).  grow_bytes: more than this
+ * waiting sets ring_pressure, which asks the harness for a larger ring
+ * (0: the ring's size is fixed). */
+FSAIO_GLOBAL volatile __u64 wakeup_bytes FSAIO_INIT(0);
+FSAIO_GLOBAL volatile __u64 grow_bytes FSAIO_INIT(0);
+FSAIO_GLOBAL volatile __u32 ring_pressure FSAIO_INIT(0);
 
 /* Events that never became a record, per CPU, by enum fsaio_drop cause. */
 FSAIO_GLOBAL struct {

@@ -105,8 +105,11 @@ static __always_inline void sleep_end(__u32 pid)
 	}
 	if (what == FSAIO_SLEEP_EXAMPLE && a) {
 		/* an example: if the ring buffer is full, its key counts it */
-		r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+		void *rb = event_ring();
+
+		r = rb ? bpf_ringbuf_reserve(rb, sizeof(*r), 0) : NULL;
 		if (!r) {
+			note_pressure(~0ull);
 			fsaio_sleep_add(a, ns);
 			goto out;
 		}

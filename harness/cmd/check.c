@@ -240,6 +240,7 @@ int cmd_check(int argc, char **argv)
 	 * a program that calls io_uring_enter in a tight loop (2-3M records/s,
 	 * ~13 ms of 8 MiB) through a consumer's scheduling hiccup. */
 	topts.ringbuf_bytes = (output_opts.ringbuf_mb ? output_opts.ringbuf_mb : 32) << 20;
+	topts.ringbuf_max_bytes = output_opts.ringbuf_max_mb << 20;
 	topts.fold = !args.per_event && !output_opts.record;
 	topts.no_fentry = args.no_fentry;
 	settle.settle_ms = args.settle_ms;

@@ -105,10 +105,16 @@ static error_t output_parse(int key, char *arg, struct argp_state *state)
 
 const struct argp output_argp = { output_options, output_parse };
 
+/* long-only options: keys no short option takes */
+#define OPT_RINGBUF_MAX	0x100
+
 static const struct argp_option record_options[] = {
 	{ "record", 'r', "FILE", 0, "record every event to FILE (for 'fsaio replay')" },
-	{ "ringbuf-mb", 'b', "MB", 0, "ring buffer size in MiB, a power of two (default: "
-	  "check 32, trace 8); lost records make a run an ERROR" },
+	{ "ringbuf-mb", 'b', "MB", 0, "ring buffer size in MiB to start with, a power of two "
+	  "(default: check 32, trace 8); lost records make a run an ERROR" },
+	{ "ringbuf-max-mb", OPT_RINGBUF_MAX, "MB", 0, "grow the ring buffer, doubling it while "
+	  "records arrive faster than they are read, up to MB MiB (default: 8 times the "
+	  "start; the start: fixed size).  Memory: up to twice MB while tracing" },
 	{},
 };
 
@@ -141,7 +147,18 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 				   arg);
 		output_opts.ringbuf_mb = v;
 		return 0;
+	case OPT_RINGBUF_MAX:
+		v = option_number(state, "--ringbuf-max-mb", arg, 1, 1024);
+		if (v & (v - 1))
+			argp_error(state, "--ringbuf-max-mb wants a power of two from 1 to 1024, "
+				   "not '%s'", arg);
+		output_opts.ringbuf_max_mb = v;
+		return 0;
 	case ARGP_KEY_END:
+		if (output_opts.ringbuf_max_mb && output_opts.ringbuf_mb > output_opts.ringbuf_max_mb)
+			argp_error(state, "--ringbuf-max-mb %zu is below --ringbuf-mb %zu: give "
+				   "a maximum at least the start", output_opts.ringbuf_max_mb,
+				   output_opts.ringbuf_mb);
 		need_writable(state, "--record", output_opts.record);
 		if (output_opts.record && output_opts.json &&
 		    same_file(output_opts.record, output_opts.json))

@@ -12,6 +12,7 @@ struct output_opts {
 	const char *json;	/* --json FILE */
 	const char *record;	/* --record FILE (check, trace) */
 	size_t ringbuf_mb;	/* --ringbuf-mb (check, trace); 0: the command's default */
+	size_t ringbuf_max_mb;	/* --ringbuf-max-mb; 0: 8x the start */
 };
 extern struct output_opts output_opts;
 
@@ -25,7 +26,7 @@ long option_number(struct argp_state *state, const char *what, const char *arg,
 
 /* -j/--json, -v/--verbose */
 extern const struct argp output_argp;
-/* -r/--record, -b/--ringbuf-mb: what a tracing command records */
+/* -r/--record, -b/--ringbuf-mb, --ringbuf-max-mb: what a tracing command records */
 extern const struct argp record_argp;
 
 #endif

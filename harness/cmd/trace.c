@@ -193,6 +193,7 @@ int cmd_trace(int argc, char **argv)
 	topts.aggregate = !targs.per_event && !output_opts.record;
 	/* live systems: modest by default, --ringbuf-mb when records are lost */
 	topts.ringbuf_bytes = (output_opts.ringbuf_mb ? output_opts.ringbuf_mb : 8) << 20;
+	topts.ringbuf_max_bytes = output_opts.ringbuf_max_mb << 20;
 
 	fsaio_install_signals();
 	ret = session_open(&s, &topts, output_opts.record, "trace");

@@ -1049,6 +1049,10 @@ static void on_trace_end(struct checker *c, const struct fsaio_record *r)
 
 	for (i = 0; i < FSAIO_DROP__COUNT; i++)
 		c->end_drops[i] = add_sat(c->end_drops[i], fsaio_end_drops(r, i));
+	if (r->arg2 > c->st.ringbuf_bytes)
+		c->st.ringbuf_bytes = r->arg2;
+	if (r->res > 0)
+		c->st.ringbuf_grows += r->res;
 	c->trace_ends++;
 }
 

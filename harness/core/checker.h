@@ -112,6 +112,8 @@ struct checker_stats {
 	uint64_t drops[FSAIO_DROP__COUNT];	/* of lost: dropped in BPF, by cause */
 	uint64_t oom;		/* events the checker could not track (out of memory) */
 	uint64_t malformed;	/* records rejected by the decoder */
+	uint64_t ringbuf_bytes;	/* the ring buffer's largest size (TRACE_END) */
+	uint64_t ringbuf_grows;	/* times it doubled under pressure */
 };
 
 struct checker;

@@ -100,13 +100,17 @@ static void finish_integrity(struct checker *c)
 	if (!c->trace_ends && o < len)
 		o += snprintf(d + o, len - o, "%sno trace_end record: log truncated or tracer stopped early",
 			      o ? "; " : "");
-	if (o)
-		return;
-	ir->verdict = VERDICT_PASS;
-	o = snprintf(d, len, "%" PRIu64 " records, 0 lost", c->st.records);
-	if (c->reordered)
-		snprintf(d + o, len - o, ", %" PRIu64 " delivered out of seq order",
-			 c->reordered);
+	if (!o) {
+		ir->verdict = VERDICT_PASS;
+		o = snprintf(d, len, "%" PRIu64 " records, 0 lost", c->st.records);
+		if (c->reordered && o < len)
+			o += snprintf(d + o, len - o, ", %" PRIu64 " delivered out of seq order",
+				      c->reordered);
+	}
+	if (c->st.ringbuf_grows && o < len)
+		snprintf(d + o, len - o, "%sring buffer grown %" PRIu64 " times to %" PRIu64 " MiB",
+			 ir->verdict == VERDICT_PASS ? ", " : "; ", c->st.ringbuf_grows,
+			 c->st.ringbuf_bytes >> 20);
 }
 static void finish_exactly_once(struct checker *c)
 {

@@ -89,4 +89,7 @@ void checker_stats_add(struct checker_stats *sum, const struct checker_stats *s)
 		for (site = 0; site < FSAIO_MAX_OPCODE; site++)
 			sum->by_opcode[e][site] += s->by_opcode[e][site];
 	sum->malformed += s->malformed;
+	if (s->ringbuf_bytes > sum->ringbuf_bytes)
+		sum->ringbuf_bytes = s->ringbuf_bytes;
+	sum->ringbuf_grows += s->ringbuf_grows;
 }

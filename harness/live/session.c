@@ -123,6 +123,7 @@ int session_begin(struct session *s)
 		return -ENOMEM;
 	}
 	tracer_drops(s->tracer, s->drops_base);
+	tracer_ringbuf_bytes(s->tracer, &s->grows_base);
 	tracer_read_fold(s->tracer, &s->fold_base);
 	return 0;
 }
@@ -227,6 +228,7 @@ struct checker *session_end(struct session *s)
 	struct checker *c = s->checker;
 	struct timespec ts;
 	int idle = 0, polls = 0, fold_lost, i;
+	unsigned int grows;
 
 	session_consume_stop(s);
 	/* Records of the segment may still sit in the ring buffer; under a
@@ -248,6 +250,8 @@ struct checker *session_end(struct session *s)
 	}
 	end.stack[FSAIO_DROP_MAP_FULL] += fold_lost;
 	end.arg0 += fold_lost;
+	end.arg2 = tracer_ringbuf_bytes(s->tracer, &grows);
+	end.res = grows - s->grows_base;
 	on_record(&end, s);
 	checker_finish(c);
 	s->checker = NULL;

@@ -20,6 +20,7 @@ struct session {
 	uint64_t log_records, log_hash;	/* what the closing record seals */
 	struct checker *checker;	/* current segment */
 	uint64_t drops_base[FSAIO_DROP__COUNT];	/* tracer_drops() at segment start */
+	unsigned int grows_base;		/* ring buffer growths at segment start */
 	struct fsaio_fold_counts fold_base;	/* tracer_read_fold() at segment start */
 	uint32_t features;	/* FEAT_* (core/features.h) */
 	bool keep_stacks;	/* checkers count sleeps per stack (trace --stacks) */

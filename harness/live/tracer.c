@@ -29,12 +29,26 @@
 #include "live/tracer.h"
 
 #define DEFAULT_RINGBUF		(8u << 20)
+/* The ring grows (ring_grow) up to this many times its first size by
+ * default, and never past MAX_RINGBUF. */
+#define DEFAULT_GROWTH		8
+#define MAX_RINGBUF		(1ul << 30)
+/* ... when more than 1/GROW_FRACTION of it waits to be read: the consumer
+ * fell behind by half a ring, one more such burst would lose records. */
+#define GROW_FRACTION		2
 /* BPF wakes the consumer when 1/WAKEUP_FRACTION of the ring buffer is
  * filled; below that, records wait for the poll timeout (see rec_submit). */
 #define WAKEUP_FRACTION		16
 /* How long a record waits for a lower sequence number still being written
  * by another CPU (reserve order and sequence order may differ). */
 #define REORDER_WAIT_NS		(20 * 1000 * 1000ull)
+
+/* deliver() reads the rings again every READ_EVERY records it hands on.
+ * Records read wait in pend to be handed on in seq order; when PEND_MAX
+ * (~1 GiB) wait, the checker is slower than the workload makes them:
+ * reading stops, and records wait in the ring or are lost, counted. */
+#define READ_EVERY		1024
+#define PEND_MAX		(4u << 20)
 
 #include "live/tracer_int.h"
 
@@ -74,9 +88,80 @@ static size_t ringbuf_size(size_t want)
 
 	if (!want)
 		want = DEFAULT_RINGBUF;
-	while (sz < want && sz < (1ul << 30))
+	while (sz < want && sz < MAX_RINGBUF)
 		sz <<= 1;
 	return sz;
+}
+
+static int on_sample(void *ctx, void *data, size_t size);
+
+/* The thresholds BPF compares the ring's waiting data against (maps.bpf.h). */
+static void ring_thresholds(struct tracer *t)
+{
+	t->skel->bss->wakeup_bytes = t->ringbuf_bytes / WAKEUP_FRACTION;
+	t->skel->bss->grow_bytes = t->ringbuf_bytes < t->ringbuf_max ?
+		t->ringbuf_bytes / GROW_FRACTION : 0;
+	t->skel->bss->ring_pressure = 0;
+}
+
+/* Send records to ring fd from now on (event_rings slot 0). */
+static int ring_install(struct tracer *t, int fd)
+{
+	__u32 zero = 0;
+
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.event_rings), &zero, &fd, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/*
+ * BPF asked for a larger ring (ring_pressure): records arrive faster than
+ * the consumer reads them.  Put a ring twice the size in event_rings; the
+ * old ring stays in the consumer's set until the tracer closes, so what it
+ * still holds, and records reserved in it just before the switch, arrive
+ * (seq puts them in order).  A ring that cannot be made just ends growth:
+ * records then go on to the current one, and a full ring still counts as
+ * lost.
+ */
+static void ring_grow(struct tracer *t)
+{
+	size_t sz = t->ringbuf_bytes * 2;
+	int fd, ret;
+
+	if (!t->skel->bss->ring_pressure)
+		return;
+	if (t->ringbuf_bytes >= t->ringbuf_max || t->nr_rings == MAX_RINGS) {
+		t->skel->bss->grow_bytes = 0;
+		t->skel->bss->ring_pressure = 0;
+		return;
+	}
+	fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "fsaio_events", 0, 0, sz, NULL);
+	ret = fd < 0 ? -errno : ring_buffer__add(t->rb, fd, on_sample, t);
+	if (!ret)
+		ret = ring_install(t, fd);
+	if (ret) {
+		tracer_vlog(t, "cannot grow the ring buffer to %zu MiB: %s; it stays %zu MiB",
+			    sz >> 20, strerror(-ret), t->ringbuf_bytes >> 20);
+		if (fd >= 0)
+			t->ring_fds[t->nr_rings++] = fd;	/* may be in the epoll set */
+		t->ringbuf_max = t->ringbuf_bytes;
+		t->skel->bss->grow_bytes = 0;
+		t->skel->bss->ring_pressure = 0;
+		return;
+	}
+	t->ring_fds[t->nr_rings++] = fd;
+	t->ringbuf_bytes = sz;
+	t->ring_grows++;
+	tracer_vlog(t, "records arrive faster than they are read: ring buffer grown to %zu MiB",
+		    sz >> 20);
+	ring_thresholds(t);
+}
+
+size_t tracer_ringbuf_bytes(const struct tracer *t, unsigned int *grows)
+{
+	if (grows)
+		*grows = t ? t->ring_grows : 0;
+	return t ? t->ringbuf_bytes : 0;
 }
 
 static int open_and_load(struct tracer *t, const char *comm, char *err, size_t errlen)
@@ -103,7 +188,6 @@ static int open_and_load(struct tracer *t, const char *comm, char *err, size_t e
 		strncpy((char *)t->skel->rodata->targ_comm, comm,
 			sizeof(t->skel->rodata->targ_comm) - 1);
 	t->skel->rodata->aio_complete_rw_addr = ksyms_addr(t->ksyms, "aio_complete_rw");
-	t->skel->rodata->wakeup_bytes = t->ringbuf_bytes / WAKEUP_FRACTION;
 	t->skel->rodata->aggregate = t->opts.aggregate;
 	t->skel->rodata->fold = t->opts.fold && !t->opts.aggregate;
 	t->skel->rodata->uring_complete_cqe = t->skel_uring_complete_cqe;
@@ -135,9 +219,15 @@ static int open_and_load(struct tracer *t, const char *comm, char *err, size_t e
 			t->skel->rodata->armed_tier = true;
 	}
 	ret = fsaio_bpf__load(t->skel);
-	if (ret)
+	if (ret) {
 		snprintf(err, errlen, "loading the BPF programs failed: %s "
 			 "(run with -v for the verifier log)", strerror(-ret));
+		return ret;
+	}
+	ring_thresholds(t);
+	ret = ring_install(t, bpf_map__fd(t->skel->maps.events));
+	if (ret)
+		snprintf(err, errlen, "cannot install the ring buffer: %s", strerror(-ret));
 	return ret;
 }
 
@@ -251,8 +341,6 @@ static int attach_all(struct tracer *t, char *err, size_t errlen)
 	return 0;
 }
 
-static int on_sample(void *ctx, void *data, size_t size);
-
 int tracer_open(struct tracer **out, const struct tracer_opts *opts,
 		char *err, size_t errlen)
 {
@@ -275,6 +363,10 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts,
 	t->opts = *opts;
 	t->opts.comm = NULL;	/* copied into rodata at load, not kept */
 	t->ringbuf_bytes = ringbuf_size(opts->ringbuf_bytes);
+	t->ringbuf_max = opts->ringbuf_max_bytes ? ringbuf_size(opts->ringbuf_max_bytes) :
+		ringbuf_size(t->ringbuf_bytes * DEFAULT_GROWTH);
+	if (t->ringbuf_max < t->ringbuf_bytes)
+		t->ringbuf_max = t->ringbuf_bytes;
 	t->ncpus = libbpf_num_possible_cpus();
 	t->next_seq = 1;
 	libbpf_verbose = opts->verbose;
@@ -640,7 +732,29 @@ static int on_sample(void *ctx, void *data, size_t size)
 	}
 	t->pend[i] = rec;
 	t->pend_nr++;
+	/* BPF asks for a larger ring: stop reading (this record is taken)
+	 * so that tracer_poll grows it now.  A consumer that fell behind
+	 * reads on and on while records keep coming; waiting for it to run
+	 * dry first would lose them. */
+	if (t->pend_nr - t->pend_head >= PEND_MAX)
+		return -ENOBUFS;	/* the checker is behind: a larger ring won't help */
+	if (t->skel->bss->ring_pressure)
+		return -EBUSY;
 	return 0;
+}
+
+
+
+/* ring_buffer__poll()'s or __consume()'s result ret: while on_sample
+ * stopped for a larger ring, grow it and read on; on_sample stopping for
+ * a full pend is no error (records wait in the ring). */
+static int consume_growing(struct tracer *t, int ret)
+{
+	while (ret == -EBUSY) {
+		ring_grow(t);
+		ret = ring_buffer__consume(t->rb);
+	}
+	return ret == -ENOBUFS ? 0 : ret;
 }
 
 static int deliver(struct tracer *t, tracer_record_fn fn, void *ctx)
@@ -672,6 +786,12 @@ static int deliver(struct tracer *t, tracer_record_fn fn, void *ctx)
 		fn(rec, ctx);
 		t->pend_head++;
 		n++;
+		/* the checker is slower than the ring fills: read between
+		 * its records, so that checking a burst does not starve the
+		 * ring, while the backlog stays bounded (rec is re-read:
+		 * reading may move pend) */
+		if (!(n % READ_EVERY))
+			consume_growing(t, ring_buffer__consume(t->rb));
 	}
 	if (t->pend_head == t->pend_nr)
 		t->pend_head = t->pend_nr = 0;
@@ -684,10 +804,10 @@ int tracer_poll(struct tracer *t, int timeout_ms, tracer_record_fn fn, void *ctx
 
 	if (!t || !t->rb)
 		return -EINVAL;
-	ret = ring_buffer__poll(t->rb, timeout_ms);
+	ret = consume_growing(t, ring_buffer__poll(t->rb, timeout_ms));
 	/* records below the wakeup threshold raise no epoll event */
 	if (ret >= 0 || ret == -EINTR) {
-		int c = ring_buffer__consume(t->rb);
+		int c = consume_growing(t, ring_buffer__consume(t->rb));
 
 		if (c < 0 && ret >= 0)
 			ret = c;
@@ -697,7 +817,7 @@ int tracer_poll(struct tracer *t, int timeout_ms, tracer_record_fn fn, void *ctx
 	n = deliver(t, fn, ctx);
 	if (t->pend_head < t->pend_nr) {
 		/* waiting for a record still being committed: pick it up now */
-		ring_buffer__consume(t->rb);
+		consume_growing(t, ring_buffer__consume(t->rb));
 		n += deliver(t, fn, ctx);
 	}
 	if (ret < 0 && !n)
@@ -712,6 +832,8 @@ void tracer_close(struct tracer *t)
 	if (!t)
 		return;
 	ring_buffer__free(t->rb);
+	for (i = 0; i < t->nr_rings; i++)
+		close(t->ring_fds[i]);
 	for (i = 0; i < t->nr_links; i++)
 		bpf_link__destroy(t->links[i]);
 	fsaio_bpf__destroy(t->skel);

@@ -23,7 +23,8 @@ struct tracer_opts {
 	bool all_tasks;		/* trace every task (fsaio trace without -p/-c) */
 	bool no_fentry;		/* don't try fentry/fexit even if they load */
 	const char *comm;	/* trace only tasks with this comm, if set */
-	size_t ringbuf_bytes;	/* 0: default (8 MiB) */
+	size_t ringbuf_bytes;	/* first size; 0: default (8 MiB) */
+	size_t ringbuf_max_bytes; /* grown up to; 0: 8x the first (max 1 GiB) */
 	bool aggregate;		/* count records in BPF (fsaio_agg.h), send only
 				 * sleeps, exits and anomalies (fsaio trace) */
 	bool fold;		/* keep plain io_uring lifecycles in BPF
@@ -49,6 +50,10 @@ int tracer_track_pid(struct tracer *t, pid_t tgid);
 /* Poll the ring buffer up to timeout_ms; calls fn per record in seq
  * order.  Returns records delivered or negative errno (-EINTR passes). */
 int tracer_poll(struct tracer *t, int timeout_ms, tracer_record_fn fn, void *ctx);
+
+/* The ring buffer's size now; *grows: how many times it doubled because
+ * records arrived faster than they were read. */
+size_t tracer_ringbuf_bytes(const struct tracer *t, unsigned int *grows);
 
 /* Events that never became records so far (sum over CPUs), per enum
  * fsaio_drop cause in drops[]; returns their sum. */

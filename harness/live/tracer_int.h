@@ -16,6 +16,8 @@ struct ring_buffer;
 struct bpf_link;
 
 #define MAX_LINKS		48
+/* a ring grown from 1 MiB to 1 GiB is ten rings */
+#define MAX_RINGS		16
 
 /* An optional program and what decides whether it is loaded. */
 enum prog_kind {
@@ -95,7 +97,11 @@ struct tracer {
 	struct bpf_link *links[MAX_LINKS];
 	int nr_links;
 	uint32_t feat;
-	size_t ringbuf_bytes;
+	size_t ringbuf_bytes;		/* the ring records go to now */
+	size_t ringbuf_max;		/* ring_grow stops here */
+	unsigned int ring_grows;
+	int ring_fds[MAX_RINGS];	/* the rings grown into, read to the end */
+	int nr_rings;
 	const char *tracefs;
 	bool use[NR_PROGS];		/* autoload decision per program */
 	bool attached[NR_PROGS];

@@ -141,6 +141,17 @@ static json_object *json_losses(const struct checker_stats *s)
 	return o;
 }
 
+/* The ring buffer records went through: its size at the end, and how
+ * many times it doubled because they arrived faster than they were read. */
+static json_object *json_ring(const struct checker_stats *s)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "bytes", json_u64(s->ringbuf_bytes));
+	json_object_object_add(o, "grown", json_u64(s->ringbuf_grows));
+	return o;
+}
+
 static json_object *json_run(const struct run_result *r, const char *mode)
 {
 	const struct checker_stats *s = checker_stats(r->checker);
@@ -167,6 +178,7 @@ static json_object *json_run(const struct run_result *r, const char *mode)
 	json_object_object_add(o, "wait_sites", json_wait_sites(s));
 	json_object_object_add(o, "lost_events", json_u64(s->lost));
 	json_object_object_add(o, "lost_by_cause", json_losses(s));
+	json_object_object_add(o, "ring_buffer", json_ring(s));
 	json_object_object_add(o, "records", json_u64(s->records));
 	json_object_object_add(o, "records_counted_in_kernel", json_u64(s->aggregated));
 	return o;
@@ -259,6 +271,7 @@ int report_json_write(const char *path, const char *mode, const char *release,
 	json_object_object_add(root, "wait_sites", json_wait_sites(&sum));
 	json_object_object_add(root, "lost_events", json_u64(sum.lost));
 	json_object_object_add(root, "lost_by_cause", json_losses(&sum));
+	json_object_object_add(root, "ring_buffer", json_ring(&sum));
 	json_object_object_add(root, "runs", arr);
 
 	ret = write_whole(path, root);

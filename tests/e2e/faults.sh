@@ -129,6 +129,53 @@ t_chatty_command() {
 }
 TESTS+=(t_chatty_command)
 
+# A consumer that stops (SIGSTOP here; a starved one on a busy machine)
+# while records pour in: BPF asks for a larger ring once half of it waits,
+# and fsaio grows it when it runs again.  The records lost while it was
+# stopped make the run an ERROR, never a PASS; with the maximum at the
+# start the ring keeps its size.
+t_ring_grows() {
+	need_root
+	local prog=.output/conformance/uring_enter_busy max pid st rc
+	[[ -x $prog ]] || fail "$prog not built"
+	for max in 16 1; do
+		rm -f "$WORK/fsaio.pid"
+		bash -c 'echo $$ >"$0"; exec "$@"' "$WORK/fsaio.pid" "$FSAIO" check -E \
+			--ringbuf-mb 1 --ringbuf-max-mb $max --json "$WORK/grow.json" -- \
+			sh -c 'kill -STOP "$(cat "$0")" && exec "$1" -c 300000' "$WORK/fsaio.pid" \
+			"$(realpath $prog)" >"$WORK/grow.out" 2>&1 &
+		pid=$!
+		for _ in $(seq 100); do	# stopped ...
+			st=$(awk '{ print $3 }' /proc/$pid/stat 2>/dev/null)
+			[[ $st == T ]] && break
+			sleep 0.1
+		done
+		[[ $st == T ]] || { kill -CONT $pid; wait $pid; fail "max $max: fsaio never stopped ($st)"; }
+		# ... while the program makes all of its ~600k records (~50 MiB,
+		# at any load): it ends a zombie, as fsaio cannot reap it
+		for _ in $(seq 600); do
+			ps -C uring_enter_busy -o stat= | grep -q Z && break
+			sleep 0.1
+		done
+		kill -CONT $pid
+		wait $pid; rc=$?
+		[[ $rc -eq $EXIT_ERROR ]] || fail "max $max: rc=$rc, records lost while stopped must be ERROR"
+		jqv "$WORK/grow.json" '.lost_by_cause.ringbuf > 0' >/dev/null ||
+			fail "max $max: no ring buffer reserve failure counted: $(jq -c .lost_by_cause "$WORK/grow.json")"
+		if [[ $max == 16 ]]; then
+			jqv "$WORK/grow.json" '.ring_buffer.grown >= 1 and .ring_buffer.bytes >= 2097152' >/dev/null ||
+				fail "the ring did not grow: $(jq -c .ring_buffer "$WORK/grow.json")"
+			grep -q "ring buffer grown" "$WORK/grow.out" ||
+				fail "the report does not say the ring grew"
+		else
+			jqv "$WORK/grow.json" '.ring_buffer == {"bytes": 1048576, "grown": 0}' >/dev/null ||
+				fail "a fixed ring changed: $(jq -c .ring_buffer "$WORK/grow.json")"
+		fi
+	done
+	leftovers
+}
+TESTS+=(t_ring_grows)
+
 # Files that are no results are refused at once, not read forever.
 t_results_not_files() {
 	local c out rc

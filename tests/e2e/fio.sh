@@ -37,6 +37,31 @@ t_fio_libaio_cold_exact() {
 }
 TESTS+=(t_fio_libaio_cold_exact)
 
+# The same cold libaio reads beside a busy io_uring_enter loop of 300k
+# NOPs, every request folded in the kernel: fsaio still counts both
+# exactly, and on a stock kernel still finds io_submit's real sleeps (an
+# XFAIL with the count) among the folded requests, with nothing lost.
+t_fio_libaio_beside_busy_loop() {
+	need_root
+	local out rc ios sub blocked nops busy=$(realpath .output/conformance/uring_enter_busy)
+	out=$($FSAIO check --json "$WORK/lb.json" -- bash -c "$(declare -f fio_cold_reads)
+		$busy -c 300000 >$WORK/busy.out & WORK=$WORK fio_cold_reads libaio $WORK/fio-lb.json; wait" 2>&1); rc=$?
+	[[ $rc -eq $EXIT_PASS ]] || fail "fsaio check rc=$rc: $(grep -E 'not ok|# [a-z_]+:' <<<"$out" | head -5)"
+	ios=$(jq '.jobs[0].read.total_ios' "$WORK/fio-lb.json")
+	sub=$(jqv "$WORK/lb.json" '.engines.libaio.submitted')
+	nops=$(jqv "$WORK/lb.json" '.engines.io_uring.submitted')
+	blocked=$(jqv "$WORK/lb.json" '.engines.libaio.blocked_in_submit')
+	echo "# fio total_ios=$ios libaio submitted=$sub io_uring submitted=$nops blocked=$blocked records=$(jq .runs[0].records "$WORK/lb.json")"
+	[[ $ios -gt 0 && $sub -eq $ios && $nops -eq 300000 ]] || fail "counts differ"
+	jqv "$WORK/lb.json" '.lost_events == 0' >/dev/null || fail "records lost"
+	if ! jqv "$WORK/lb.json" '.kernel.features.fsaio_tracepoints' >/dev/null; then
+		[[ $blocked -gt 0 ]] || fail "stock kernel but no blocking seen in io_submit"
+		jqv "$WORK/lb.json" '.invariants[] | select(.name=="nonblocking_submit_libaio") | select(.verdict=="xfail")' >/dev/null ||
+			fail "not XFAIL: $(jq -c '.invariants[] | select(.name=="nonblocking_submit_libaio")' "$WORK/lb.json")"
+	fi
+}
+TESTS+=(t_fio_libaio_beside_busy_loop)
+
 t_fio_io_uring_cold_exact() {
 	need_root
 	local out rc ios sub comp blocked

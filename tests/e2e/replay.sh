@@ -83,3 +83,38 @@ t_replay_text() {
 	grep -q 'line 40' "$WORK/cut.err" || fail "the error does not name line 40: $(cat "$WORK/cut.err")"
 }
 TESTS+=(t_replay_text)
+
+# Rules broken once among tens of thousands of requests made at full rate:
+# a real stream of a busy io_uring_enter loop (every event sent, -E), the
+# same stream with a double completion, a sleep inside io_uring_enter and
+# a request never completed put in (inject-violations.awk).  The real one
+# passes; the broken one fails exactly those three checks, one violation
+# each, named.  (The kernel-side fold's decisions on such streams:
+# tests/unit/test_fold.c; real kernels that break them: make mutants.)
+t_violations_at_full_rate() {
+	need_root
+	local prog=.output/conformance/uring_enter_busy nc rc out
+	[[ -x $prog ]] || fail "$prog not built"
+	# 60k records: fewer than the ring holds, so none is lost under load
+	$FSAIO check -E --record "$WORK/busy.log" -- "$prog" -c 20000 >/dev/null 2>&1; rc=$?
+	[[ $rc -eq $EXIT_PASS ]] || fail "the real busy loop: rc=$rc"
+	$FSAIO replay --text "$WORK/busy.txt" "$WORK/busy.log" >/dev/null || fail "replay --text"
+	nc=$(grep -c '^R type=7 ' "$WORK/busy.txt")
+	((nc >= 20000)) || fail "$nc COMPLETE records for 20000 NOPs"
+	awk -v mid=$((nc / 2)) -v last="$nc" -f tests/e2e/inject-violations.awk \
+		"$WORK/busy.txt" >"$WORK/broken.txt"
+	out=$($FSAIO replay --json "$WORK/broken.json" "$WORK/broken.txt" 2>&1); rc=$?
+	[[ $rc -eq $EXIT_FAIL ]] || fail "broken stream: rc=$rc $(grep -E 'not ok|ERROR' <<<"$out" | head -3)"
+	jqv "$WORK/broken.json" '[.invariants[] | select(.verdict != "pass" and .verdict != "skip") | .name] ==
+		["exactly_once", "nonblocking_submit_io_uring", "quiescence"]' >/dev/null ||
+		fail "not exactly the three: $(jq -c '[.invariants[] | [.name, .verdict]]' "$WORK/broken.json")"
+	grep -q '# exactly_once: 1 violations; first: completed twice: req ' <<<"$out" ||
+		fail "double completion: $(grep exactly_once <<<"$out")"
+	grep -q '# nonblocking_submit_io_uring: io_uring_enter slept 1 times ' <<<"$out" ||
+		fail "sleep in submit: $(grep nonblocking_submit_io_uring <<<"$out")"
+	grep -q '# quiescence: 1 requests never completed' <<<"$out" ||
+		fail "never completed: $(grep quiescence <<<"$out")"
+	jqv "$WORK/broken.json" ".lost_events == 0 and .engines.io_uring.submitted == $nc" >/dev/null ||
+		fail "counts: $(jq -c '[.lost_events, .engines.io_uring.submitted]' "$WORK/broken.json")"
+}
+TESTS+=(t_violations_at_full_rate)
