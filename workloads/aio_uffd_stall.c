@@ -54,47 +54,14 @@ struct report {
 
 static void send_report(int sock, const struct report *r, int fd)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { (void *)r, sizeof(*r) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		m.msg_control = cbuf;
-		m.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	if (sendmsg(sock, &m, 0) != sizeof(*r))
+	if (wl_send_fd(sock, r, sizeof(*r), fd))
 		_exit(1);
-}
-
-static int recv_report(int sock, struct report *r, int *fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { r, sizeof(*r) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c;
-
-	if (recvmsg(sock, &m, 0) != sizeof(*r))
-		return -1;
-	c = CMSG_FIRSTHDR(&m);
-	if (fd && c && c->cmsg_type == SCM_RIGHTS)
-		memcpy(fd, CMSG_DATA(c), sizeof(int));
-	return 0;
 }
 
 /* The staller: its reads wait on faults only the parent serves. */
 static void __attribute__((noreturn)) staller(const struct wl_file *f, unsigned n, int sock)
 {
-	struct uffdio_api api = { .api = UFFD_API };
 	struct report rep = { 0 };
-	struct uffdio_register reg;
 	struct wl_reads c = { .f = *f };
 	struct wl_stats st = { 0 };
 	struct iocb *cbs, **ptrs;
@@ -102,20 +69,9 @@ static void __attribute__((noreturn)) staller(const struct wl_file *f, unsigned 
 	int uffd, file;
 	char *buf;
 
-	uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
-		rep.err = errno;
-		send_report(sock, &rep, -1);
-		_exit(0);
-	}
-	buf = mmap(NULL, (size_t)n * WL_PAGE, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	reg = (struct uffdio_register){
-		.range = { (uintptr_t)buf, (uint64_t)n * WL_PAGE },
-		.mode = UFFDIO_REGISTER_MODE_MISSING,
-	};
-	if (buf == MAP_FAILED || ioctl(uffd, UFFDIO_REGISTER, &reg)) {
-		rep.err = errno;
+	uffd = wl_uffd_region((size_t)n * WL_PAGE, &buf);
+	if (uffd < 0) {
+		rep.err = -uffd;
 		send_report(sock, &rep, -1);
 		_exit(0);
 	}
@@ -175,7 +131,7 @@ int main(int argc, char **argv)
 		staller(&sf, o.count, sv[1]);
 	}
 	close(sv[1]);
-	if (recv_report(sv[0], &rep, &uffd) || rep.err || uffd < 0) {
+	if (wl_recv_fd(sv[0], &rep, sizeof(rep), &uffd) || rep.err || uffd < 0) {
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 		wl_skip("userfaultfd unavailable", rep.err ? rep.err : EIO);
@@ -228,7 +184,7 @@ int main(int argc, char **argv)
 		if (poll(p, 2, 1000) < 0 && errno != EINTR)
 			wl_die("poll", errno);
 		if (p[1].revents) {
-			if (recv_report(sv[0], &rep, NULL))
+			if (wl_recv_fd(sv[0], &rep, sizeof(rep), NULL))
 				rep = (struct report){ .err = EIO };
 			break;
 		}

@@ -11,6 +11,8 @@
  *   aio.c     libaio: setup with skip, submit, reap, the libaio side of a
  *             read case
  *   uring.c   io_uring: the same
+ *   uffd.c    buffers that stall (userfaultfd) and passing a descriptor to
+ *             another process
  *   reads.c   the read cases the libaio/io_uring twins share (wl_reads_*,
  *             wl_batch_case...) and wl_reads_main, a twin's whole main
  *
@@ -311,5 +313,16 @@ void wl_uring_expect_idle(struct io_uring *ring, struct wl_stats *st,
  * before creating files, so that a skip leaves nothing behind). */
 void wl_uring_reads(struct wl_reads *c, struct io_uring *ring, int fd,
 		    struct wl_stats *st);
+
+/* ---- buffers that stall (uffd.c) ----------------------------------------- */
+
+/* len bytes of anonymous memory in *buf, registered with a new
+ * userfaultfd (O_NONBLOCK): every first touch waits until the holder of
+ * the returned descriptor serves it.  The descriptor, or -errno. */
+int wl_uffd_region(size_t len, char **buf);
+/* len bytes of msg over unix socket sock, with fd attached if >= 0;
+ * and the receiving side (*fd set only when one came).  0 or -1. */
+int wl_send_fd(int sock, const void *msg, size_t len, int fd);
+int wl_recv_fd(int sock, void *msg, size_t len, int *fd);
 
 #endif

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aio_kill_parked: the submitter of reads whose resumed copy is parked in
+ * a worker is killed; its address space must then be torn down, not
+ * deadlock the worker that drops the last reference to it.
+ *
+ * A child registers COUNT (default 4) pages with userfaultfd, hands the
+ * descriptor to the parent and submits COUNT cold 4 KiB reads into them in
+ * one io_submit.  On a patched kernel each read is resumed in an aio
+ * worker, whose copy to the buffer waits in handle_userfault() holding a
+ * reference on the child's mm (mmget_not_zero) and on the context's
+ * in-flight count.  The parent kills the child, which must be reaped
+ * within 10 s, and then closes the userfaultfd: the parked copies fail
+ * with -EFAULT and the last worker drops the last reference to the mm.
+ * Were it to tear the mm down itself (mmput(), not mmput_async()),
+ * exit_aio() would wait for the in-flight count that very worker holds:
+ * the worker would sleep in exit_aio() forever.  So for 6 s the parent
+ * looks for a task whose kernel stack is in exit_aio (/proc/PID/stack)
+ * and counts one that stays there 3 s as an error.
+ *
+ * On a stock kernel the child sleeps in io_submit() itself, in the first
+ * fault, and the kill ends it; nothing waits in a worker.  The reads are
+ * never reaped: abandoned=COUNT.  Skips where userfaultfd is unavailable.
+ */
+#include <dirent.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "lib/wl.h"
+
+#define EXIT_DEADLINE	10	/* s: the killed submitter is reaped */
+#define WATCH_SECONDS	6	/* s: nothing sleeps in exit_aio for long */
+#define STUCK_SECONDS	3
+
+static const char help[] =
+	"A child's COUNT (4) cold reads into userfaultfd pages park in aio workers;\n"
+	"the child is killed and the userfaultfd closed: the child must be reaped\n"
+	"within 10 s and no task may stay in exit_aio.  Needs userfaultfd (root).\n";
+
+struct msg {
+	int err;	/* setting up the buffers failed: errno */
+	int accepted;	/* io_submit returned: how many it took */
+};
+
+static void __attribute__((noreturn)) submitter(const struct wl_file *f, unsigned n, int sock)
+{
+	struct msg m = { 0 };
+	struct wl_reads c = { .f = *f };
+	struct iocb *cbs, **ptrs;
+	io_context_t ctx = 0;
+	int uffd, file;
+	char *buf;
+
+	uffd = wl_uffd_region((size_t)n * WL_PAGE, &buf);
+	if (uffd < 0) {
+		m.err = -uffd;
+		wl_send_fd(sock, &m, sizeof(m), -1);
+		_exit(0);
+	}
+	wl_strided_reads(&c, n, WL_PAGE, WL_PAGE);
+	for (unsigned i = 0; i < n; i++)
+		c.rd[i].buf = buf + (size_t)i * WL_PAGE;
+	file = wl_open_cold(f, O_RDONLY);
+	cbs = wl_aio_prep_reads(&c, file);
+	ptrs = calloc(n, sizeof(*ptrs));
+	if (!ptrs || io_setup(n, &ctx))
+		_exit(1);
+	for (unsigned i = 0; i < n; i++)
+		ptrs[i] = &cbs[i];
+	if (wl_send_fd(sock, &m, sizeof(m), uffd))
+		_exit(1);
+	close(uffd);	/* the parent holds the only one: its close ends the faults */
+	/* stock: sleeps here, in the first fault, until killed */
+	m.accepted = wl_aio_submit_all(ctx, ptrs, n);
+	wl_send_fd(sock, &m, sizeof(m), -1);
+	for (;;)
+		pause();
+}
+
+/* A task whose kernel stack is in exit_aio now: its pid, or 0. */
+static pid_t in_exit_aio(char *comm, size_t len)
+{
+	struct dirent *d;
+	DIR *proc = opendir("/proc");
+	pid_t found = 0;
+
+	if (!proc)
+		wl_die("opendir /proc", errno);
+	while (!found && (d = readdir(proc))) {
+		char path[64], line[256];
+		FILE *f;
+
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stack", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (strstr(line, " exit_aio+")) {
+				found = atoi(d->d_name);
+				break;
+			}
+		fclose(f);
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = found ? fopen(path, "r") : NULL;
+		if (f) {
+			if (!fgets(comm, len, f))
+				comm[0] = 0;
+			comm[strcspn(comm, "\n")] = 0;
+			fclose(f);
+		}
+	}
+	closedir(proc);
+	return found;
+}
+
+int main(int argc, char **argv)
+{
+	struct wl_opts o = { .name = "aio_kill_parked", .count = 4 };
+	struct wl_file f = { .seed = 0x4b1 };
+	struct wl_stats st = { 0 };
+	struct msg m = { 0 };
+	int sv[2], status = 0, uffd = -1, stuck = 0;
+	struct pollfd p;
+	char comm[32] = "";
+	pid_t child, w = 0;
+	double t0;
+
+	wl_getopt(argc, argv, &o, help, "", NULL);
+	if (access("/proc/self/stack", R_OK))
+		wl_skip("/proc/PID/stack unreadable (not root, or no CONFIG_STACKTRACE)", errno);
+	f.size = (uint64_t)o.count * WL_PAGE;
+	wl_create(&f, o.dir, "aio_kill_parked");
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		wl_die("socketpair", errno);
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		wl_die("fork", errno);
+	if (!child) {
+		close(sv[0]);
+		submitter(&f, o.count, sv[1]);
+	}
+	close(sv[1]);
+	if (wl_recv_fd(sv[0], &m, sizeof(m), &uffd) || m.err || uffd < 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		wl_skip("userfaultfd unavailable", m.err ? m.err : EIO);
+	}
+	/* patched: io_submit returns and the copies park in the workers;
+	 * stock: it does not return */
+	p = (struct pollfd){ .fd = sv[0], .events = POLLIN };
+	if (poll(&p, 1, 3000) == 1 && !wl_recv_fd(sv[0], &m, sizeof(m), NULL))
+		printf("# io_submit took %d reads; their copies wait in the workers\n", m.accepted);
+	else
+		printf("# io_submit still sleeps in the first fault (no async reads here)\n");
+	sleep(1);
+
+	kill(child, SIGKILL);
+	t0 = wl_now();
+	while (wl_now() - t0 < EXIT_DEADLINE && (w = waitpid(child, &status, WNOHANG)) == 0)
+		usleep(10000);
+	if (w != child) {
+		fprintf(stderr, "killed submitter %d not reaped within %d s\n", child, EXIT_DEADLINE);
+		st.errors++;
+	} else {
+		printf("# killed submitter reaped in %.1f ms\n", (wl_now() - t0) * 1e3);
+	}
+	close(uffd);	/* the parked copies fail; the last worker drops the mm */
+
+	for (t0 = wl_now(); wl_now() - t0 < WATCH_SECONDS; usleep(100000)) {
+		pid_t pid = in_exit_aio(comm, sizeof(comm));
+		static pid_t last;
+		static double since;
+
+		if (!pid || pid != last) {
+			last = pid;
+			since = wl_now();
+			continue;
+		}
+		if (wl_now() - since >= STUCK_SECONDS) {
+			fprintf(stderr, "%s (pid %d) has slept in exit_aio for %d s: the worker "
+				"that dropped the last mm reference waits for its own request\n",
+				comm, pid, STUCK_SECONDS);
+			stuck = 1;
+			break;
+		}
+	}
+	st.errors += stuck;
+	if (w != child) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	/* accepted by the kernel, never reaped: the child is gone */
+	st.submitted = st.abandoned = o.count;
+	return wl_finish(&o, "libaio", &st);
+}

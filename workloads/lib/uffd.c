@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Buffers that stall: a userfaultfd region whose faults only the holder of
+ * its descriptor serves, and passing that descriptor (and a message) to
+ * another process over a unix socket.
+ */
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+#include "wl.h"
+
+int wl_uffd_region(size_t len, char **buf)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	int uffd, err;
+
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0)
+		return -errno;
+	if (ioctl(uffd, UFFDIO_API, &api))
+		goto fail;
+	*buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*buf == MAP_FAILED)
+		goto fail;
+	reg = (struct uffdio_register){
+		.range = { (uintptr_t)*buf, len },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
+		goto fail;
+	return uffd;
+fail:
+	err = errno;
+	close(uffd);
+	return -err;
+}
+
+int wl_send_fd(int sock, const void *msg, size_t len, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { (void *)msg, len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		m.msg_control = cbuf;
+		m.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &m, 0) == (ssize_t)len ? 0 : -1;
+}
+
+int wl_recv_fd(int sock, void *msg, size_t len, int *fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { msg, len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+
+	if (recvmsg(sock, &m, 0) != (ssize_t)len)
+		return -1;
+	c = CMSG_FIRSTHDR(&m);
+	if (fd && c && c->cmsg_type == SCM_RIGHTS)
+		memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return 0;
+}
