@@ -44,31 +44,22 @@ struct msg {
 	int accepted;	/* io_submit returned: how many it took */
 };
 
-static void __attribute__((noreturn)) submitter(const struct wl_file *f, unsigned n, int sock)
+static void submitter(const struct wl_file *f, unsigned n, int sock)
 {
 	struct msg m = { 0 };
-	struct wl_reads c = { .f = *f };
-	struct iocb *cbs, **ptrs;
-	io_context_t ctx = 0;
-	int uffd, file;
-	char *buf;
+	struct wl_reads c = { 0 };
+	struct iocb **ptrs;
+	io_context_t ctx;
+	int uffd;
 
-	uffd = wl_uffd_region((size_t)n * WL_PAGE, &buf);
+	uffd = wl_uffd_reads(f, n, &c, &ctx, &ptrs);
+	if (uffd == -ENOMEM)
+		_exit(1);
 	if (uffd < 0) {
 		m.err = -uffd;
 		wl_send_fd(sock, &m, sizeof(m), -1);
 		_exit(0);
 	}
-	wl_strided_reads(&c, n, WL_PAGE, WL_PAGE);
-	for (unsigned i = 0; i < n; i++)
-		c.rd[i].buf = buf + (size_t)i * WL_PAGE;
-	file = wl_open_cold(f, O_RDONLY);
-	cbs = wl_aio_prep_reads(&c, file);
-	ptrs = calloc(n, sizeof(*ptrs));
-	if (!ptrs || io_setup(n, &ctx))
-		_exit(1);
-	for (unsigned i = 0; i < n; i++)
-		ptrs[i] = &cbs[i];
 	if (wl_send_fd(sock, &m, sizeof(m), uffd))
 		_exit(1);
 	close(uffd);	/* the parent holds the only one: its close ends the faults */
@@ -123,7 +114,7 @@ int main(int argc, char **argv)
 	struct wl_file f = { .seed = 0x4b1 };
 	struct wl_stats st = { 0 };
 	struct msg m = { 0 };
-	int sv[2], status = 0, uffd = -1, stuck = 0;
+	int sock, status = 0, uffd = -1, stuck = 0;
 	struct pollfd p;
 	char comm[32] = "";
 	pid_t child, w = 0;
@@ -134,26 +125,11 @@ int main(int argc, char **argv)
 		wl_skip("/proc/PID/stack unreadable (not root, or no CONFIG_STACKTRACE)", errno);
 	f.size = (uint64_t)o.count * WL_PAGE;
 	wl_create(&f, o.dir, "aio_kill_parked");
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
-		wl_die("socketpair", errno);
-	fflush(stdout);
-	child = fork();
-	if (child < 0)
-		wl_die("fork", errno);
-	if (!child) {
-		close(sv[0]);
-		submitter(&f, o.count, sv[1]);
-	}
-	close(sv[1]);
-	if (wl_recv_fd(sv[0], &m, sizeof(m), &uffd) || m.err || uffd < 0) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-		wl_skip("userfaultfd unavailable", m.err ? m.err : EIO);
-	}
+	child = wl_uffd_child(submitter, &f, o.count, &m, sizeof(m), &uffd, &sock);
 	/* patched: io_submit returns and the copies park in the workers;
 	 * stock: it does not return */
-	p = (struct pollfd){ .fd = sv[0], .events = POLLIN };
-	if (poll(&p, 1, 3000) == 1 && !wl_recv_fd(sv[0], &m, sizeof(m), NULL))
+	p = (struct pollfd){ .fd = sock, .events = POLLIN };
+	if (poll(&p, 1, 3000) == 1 && !wl_recv_fd(sock, &m, sizeof(m), NULL))
 		printf("# io_submit took %d reads; their copies wait in the workers\n", m.accepted);
 	else
 		printf("# io_submit still sleeps in the first fault (no async reads here)\n");

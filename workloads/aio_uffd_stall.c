@@ -59,33 +59,24 @@ static void send_report(int sock, const struct report *r, int fd)
 }
 
 /* The staller: its reads wait on faults only the parent serves. */
-static void __attribute__((noreturn)) staller(const struct wl_file *f, unsigned n, int sock)
+static void staller(const struct wl_file *f, unsigned n, int sock)
 {
 	struct report rep = { 0 };
-	struct wl_reads c = { .f = *f };
+	struct wl_reads c = { 0 };
 	struct wl_stats st = { 0 };
-	struct iocb *cbs, **ptrs;
-	io_context_t ctx = 0;
-	int uffd, file;
-	char *buf;
+	struct iocb **ptrs;
+	io_context_t ctx;
+	int uffd;
 
-	uffd = wl_uffd_region((size_t)n * WL_PAGE, &buf);
+	/* the reads land in the registered pages, checked as a read case */
+	uffd = wl_uffd_reads(f, n, &c, &ctx, &ptrs);
+	if (uffd == -ENOMEM)
+		_exit(1);
 	if (uffd < 0) {
 		rep.err = -uffd;
 		send_report(sock, &rep, -1);
 		_exit(0);
 	}
-	/* the reads land in the registered pages, checked as a read case */
-	wl_strided_reads(&c, n, WL_PAGE, WL_PAGE);
-	for (unsigned i = 0; i < n; i++)
-		c.rd[i].buf = buf + (size_t)i * WL_PAGE;
-	file = wl_open_cold(f, O_RDONLY);
-	cbs = wl_aio_prep_reads(&c, file);
-	ptrs = calloc(n, sizeof(*ptrs));
-	if (!ptrs || io_setup(n, &ctx))
-		_exit(1);
-	for (unsigned i = 0; i < n; i++)
-		ptrs[i] = &cbs[i];
 	send_report(sock, &rep, uffd);	/* ready; the parent serves faults */
 	/* stock: sleeps here, in the first fault, until the parent serves it */
 	wl_aio_reap_n(ctx, &st, &c.reap, wl_aio_submit(ctx, ptrs, n, &st));
@@ -105,7 +96,7 @@ int main(int argc, char **argv)
 	struct iocb *cbs, *ptrs[VICTIM_READS];
 	struct report rep = { 0 };
 	unsigned done = 0, served = 0;
-	int sv[2], status, fd, uffd = -1;
+	int sock, status, fd, uffd = -1;
 	io_context_t ctx;
 	cpu_set_t cpu0;
 	double t0;
@@ -120,22 +111,7 @@ int main(int argc, char **argv)
 	wl_create(&sf, o.dir, "aio_uffd_stall-staller");
 	vf.size = (uint64_t)VICTIM_READS * WL_PAGE;
 	wl_create(&vf, o.dir, "aio_uffd_stall-victim");
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
-		wl_die("socketpair", errno);
-
-	child = fork();
-	if (child < 0)
-		wl_die("fork", errno);
-	if (!child) {
-		close(sv[0]);
-		staller(&sf, o.count, sv[1]);
-	}
-	close(sv[1]);
-	if (wl_recv_fd(sv[0], &rep, sizeof(rep), &uffd) || rep.err || uffd < 0) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-		wl_skip("userfaultfd unavailable", rep.err ? rep.err : EIO);
-	}
+	child = wl_uffd_child(staller, &sf, o.count, &rep, sizeof(rep), &uffd, &sock);
 	sleep(2);	/* the staller's reads reach the workers and park there */
 	printf("# staller pid %d: %u reads into userfaultfd pages nobody serves yet\n",
 	       child, o.count);
@@ -171,7 +147,7 @@ int main(int argc, char **argv)
 	/* serve the staller's faults until it reports (its reads all done) */
 	t0 = wl_now();
 	for (;;) {
-		struct pollfd p[2] = { { uffd, POLLIN, 0 }, { sv[0], POLLIN, 0 } };
+		struct pollfd p[2] = { { uffd, POLLIN, 0 }, { sock, POLLIN, 0 } };
 		struct uffd_msg msg;
 
 		if (wl_now() - t0 > SERVE_DEADLINE) {
@@ -184,7 +160,7 @@ int main(int argc, char **argv)
 		if (poll(p, 2, 1000) < 0 && errno != EINTR)
 			wl_die("poll", errno);
 		if (p[1].revents) {
-			if (wl_recv_fd(sv[0], &rep, sizeof(rep), NULL))
+			if (wl_recv_fd(sock, &rep, sizeof(rep), NULL))
 				rep = (struct report){ .err = EIO };
 			break;
 		}

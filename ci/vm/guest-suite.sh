@@ -162,6 +162,32 @@ switch_off() {
 }
 switch_off
 
+# 2b. aio_read_pkey proves the worker's protection-key rights only if its
+#     copies ran there: on a kernel with the series every one of its reads
+#     must have been resumed (fsaio_resume in an aio worker), none done in
+#     io_submit.
+pkey_copy_in_worker() {
+	local q='.runs[] | select(.name=="aio_read_pkey")' v got
+	echo "KTAP version 1"
+	echo "1..1"
+	v=$(jq -r "$q | .verdict" "$JSON" 2>/dev/null)
+	if [[ -z $v || $v == skip ]]; then
+		echo "ok 1 pkey_copy_in_worker # SKIP aio_read_pkey ${v:-not run}"
+		return "$EXIT_PASS"
+	fi
+	if [[ ! -w /proc/sys/fs/aio-buffered-async ]]; then
+		echo "ok 1 pkey_copy_in_worker # SKIP a kernel without the series copies in io_submit"
+		return "$EXIT_PASS"
+	fi
+	got=$(jq -c "$q | .engines.libaio | [.submitted, .resumes, .blocked_in_submit]" "$JSON")
+	echo "# aio_read_pkey: submitted, resumed, blocked in io_submit: $got (want [16,16,0])"
+	[[ $got == "[16,16,0]" ]] && { echo "ok 1 pkey_copy_in_worker"; return "$EXIT_PASS"; }
+	echo "not ok 1 pkey_copy_in_worker"
+	return "$EXIT_FAIL"
+}
+pkey_copy_in_worker
+rc=$(worse "$rc" $?)
+
 # 3. fsaio trace on this kernel: requests counted in the kernel
 #    (raw io_uring tracepoints where their prototype is known, the fsaio
 #    tracepoints on a patched kernel) must give the programs' own counts:

@@ -9,6 +9,8 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <signal.h>
 
 #include "wl.h"
 
@@ -37,6 +39,33 @@ fail:
 	err = errno;
 	close(uffd);
 	return -err;
+}
+
+int wl_uffd_reads(const struct wl_file *f, unsigned n, struct wl_reads *c,
+		  io_context_t *ctx, struct iocb ***ptrs)
+{
+	struct iocb *cbs;
+	int uffd, file;
+	char *buf;
+
+	uffd = wl_uffd_region((size_t)n * WL_PAGE, &buf);
+	if (uffd < 0)
+		return uffd;
+	c->f = *f;
+	wl_strided_reads(c, n, WL_PAGE, WL_PAGE);
+	for (unsigned i = 0; i < n; i++)
+		c->rd[i].buf = buf + (size_t)i * WL_PAGE;
+	file = wl_open_cold(f, O_RDONLY);
+	cbs = wl_aio_prep_reads(c, file);
+	*ptrs = calloc(n, sizeof(**ptrs));
+	*ctx = 0;
+	if (!*ptrs || io_setup(n, ctx)) {
+		close(uffd);
+		return -ENOMEM;	/* not the userfaultfd's fault: callers fail */
+	}
+	for (unsigned i = 0; i < n; i++)
+		(*ptrs)[i] = &cbs[i];
+	return uffd;
 }
 
 int wl_send_fd(int sock, const void *msg, size_t len, int fd)
@@ -73,4 +102,33 @@ int wl_recv_fd(int sock, void *msg, size_t len, int *fd)
 	if (fd && c && c->cmsg_type == SCM_RIGHTS)
 		memcpy(fd, CMSG_DATA(c), sizeof(int));
 	return 0;
+}
+
+pid_t wl_uffd_child(wl_uffd_child_fn fn, const struct wl_file *f, unsigned n,
+		    void *msg, size_t len, int *uffd, int *sock)
+{
+	int sv[2], err;
+	pid_t child;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		wl_die("socketpair", errno);
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		wl_die("fork", errno);
+	if (!child) {
+		close(sv[0]);
+		fn(f, n, sv[1]);
+		_exit(1);
+	}
+	close(sv[1]);
+	*uffd = -1;
+	if (wl_recv_fd(sv[0], msg, len, uffd) || *(int *)msg || *uffd < 0) {
+		err = *(int *)msg ? *(int *)msg : EIO;
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		wl_skip("userfaultfd unavailable", err);
+	}
+	*sock = sv[0];
+	return child;
 }

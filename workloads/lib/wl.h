@@ -320,9 +320,24 @@ void wl_uring_reads(struct wl_reads *c, struct io_uring *ring, int fd,
  * userfaultfd (O_NONBLOCK): every first touch waits until the holder of
  * the returned descriptor serves it.  The descriptor, or -errno. */
 int wl_uffd_region(size_t len, char **buf);
+/* n cold 4 KiB reads of f (a page each, one page apart) into a new
+ * userfaultfd region, described in c, as iocbs in *ptrs ready for one
+ * io_submit on the new context *ctx.  The userfaultfd; -ENOMEM if the
+ * iocbs or the context could not be had; else the region's -errno. */
+int wl_uffd_reads(const struct wl_file *f, unsigned n, struct wl_reads *c,
+		  io_context_t *ctx, struct iocb ***ptrs);
 /* len bytes of msg over unix socket sock, with fd attached if >= 0;
  * and the receiving side (*fd set only when one came).  0 or -1. */
 int wl_send_fd(int sock, const void *msg, size_t len, int fd);
 int wl_recv_fd(int sock, void *msg, size_t len, int *fd);
+
+/* Fork a child that runs fn(f, n, sock) and must first send a message of
+ * len bytes that starts with an int errno (0: fine) and carries its
+ * userfaultfd; receive it into msg and *uffd.  Skips the program
+ * (wl_skip) when the child could not have one.  The child's pid; *sock
+ * is the parent's end of the socket. */
+typedef void (*wl_uffd_child_fn)(const struct wl_file *f, unsigned n, int sock);
+pid_t wl_uffd_child(wl_uffd_child_fn fn, const struct wl_file *f, unsigned n,
+		    void *msg, size_t len, int *uffd, int *sock);
 
 #endif
