@@ -56,7 +56,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 
 DEPS_STAMP := $(OUTPUT)/.deps-installed
 
-.PHONY: all help deps check check-debug check-host check-load unit e2e run vmlinux clean
+.PHONY: all help deps check check-debug check-host check-load unit e2e run vmlinux clean reproducers
 all: fsaio $(WORKLOADS) $(CONFS) $(STAP_CONSTS) ## build the BPF object, skeleton, fsaio, workloads and conformance programs
 
 help: ## this list
@@ -134,6 +134,19 @@ $(WL_LIB): $(WL_LIB_OBJS)
 $(OUTPUT)/workloads/%: workloads/%.c $(WL_LIB) | $(DEPS_STAMP)
 	@mkdir -p $(@D) $(OUTPUT)/deps/workloads
 	$(CC) $(CFLAGS) -MMD -MP -MF $(OUTPUT)/deps/workloads/$*.d $< $(WL_LIB) -o $@ -laio -luring
+
+# Reproducers of known, open defects of the series (tests/reproducers/
+# README.md): built, never run by a suite, so that they cannot turn one red
+# until their fix lands and they move to workloads/.
+REPRO_SRCS := $(wildcard tests/reproducers/*.c)
+REPROS := $(patsubst tests/reproducers/%.c,$(OUTPUT)/reproducers/%,$(REPRO_SRCS))
+reproducers: $(REPROS) ## build the reproducers of open defects (tests/reproducers/)
+all: $(REPROS)	# they keep compiling
+
+$(OUTPUT)/reproducers/%: tests/reproducers/%.c $(WL_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(@D) $(OUTPUT)/deps/reproducers
+	$(CC) $(CFLAGS) -MMD -MP -MF $(OUTPUT)/deps/reproducers/$*.d -Iworkloads $< $(WL_LIB) -o $@ \
+		-laio -luring -lpthread
 
 $(OUTPUT)/conformance/%: tests/conformance/%.c $(WL_LIB) | $(DEPS_STAMP)
 	@mkdir -p $(@D) $(OUTPUT)/deps/conformance
