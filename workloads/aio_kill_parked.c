@@ -15,7 +15,7 @@
  * Were it to tear the mm down itself (mmput(), not mmput_async()),
  * exit_aio() would wait for the in-flight count that very worker holds:
  * the worker would sleep in exit_aio() forever.  So for 6 s the parent
- * looks for a task whose kernel stack is in exit_aio (/proc/PID/stack)
+ * looks for a kernel worker whose stack is in exit_aio (/proc/PID/stack)
  * and counts one that stays there 3 s as an error.
  *
  * On a stock kernel the child sleeps in io_submit() itself, in the first
@@ -70,7 +70,9 @@ static void submitter(const struct wl_file *f, unsigned n, int sock)
 		pause();
 }
 
-/* A task whose kernel stack is in exit_aio now: its pid, or 0. */
+/* A kernel worker whose stack is in exit_aio now: its pid, or 0.  Only
+ * workers: a process of another user tearing its own contexts down
+ * (exit_aio in its own exit) is not this program's business. */
 static pid_t in_exit_aio(char *comm, size_t len)
 {
 	struct dirent *d;
@@ -85,6 +87,16 @@ static pid_t in_exit_aio(char *comm, size_t len)
 
 		if (d->d_name[0] < '1' || d->d_name[0] > '9')
 			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(comm, len, f))
+			comm[0] = 0;
+		fclose(f);
+		comm[strcspn(comm, "\n")] = 0;
+		if (strncmp(comm, "kworker/", 8))
+			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stack", d->d_name);
 		f = fopen(path, "r");
 		if (!f)
@@ -95,14 +107,6 @@ static pid_t in_exit_aio(char *comm, size_t len)
 				break;
 			}
 		fclose(f);
-		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
-		f = found ? fopen(path, "r") : NULL;
-		if (f) {
-			if (!fgets(comm, len, f))
-				comm[0] = 0;
-			comm[strcspn(comm, "\n")] = 0;
-			fclose(f);
-		}
 	}
 	closedir(proc);
 	return found;
