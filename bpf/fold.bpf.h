@@ -58,6 +58,8 @@ static __always_inline void fold_send(int what, const struct fsaio_fold_req *sna
 		if (c)
 			fsaio_fold_uncount(c, snap);
 	}
+	if (what & FSAIO_FOLD_SEND_SUBMIT)	/* a promote: its records are out */
+		fsaio_fold_sent(&fold_slot_of(snap->req)->state, snap->state);
 }
 
 /* Something is said about req besides its submit and a plain final CQE:

@@ -91,6 +91,8 @@ static __always_inline void fold_aio_send(int what, const struct fsaio_fold_aio 
 		if (c)
 			fsaio_fold_aio_uncount(c, snap);
 	}
+	if (what & FSAIO_FOLD_SEND_SUBMIT)	/* a promote: its records are out */
+		fsaio_fold_sent(&fold_aio_slot_of(snap->tgid, snap->req)->state, snap->state);
 }
 
 /* Something is said about (tgid, req) besides a plain lifecycle: what was

@@ -55,6 +55,12 @@ enum fsaio_fold_state {
 	FSAIO_FOLD_DONE,	/* folded: submit and final CQE counted */
 	FSAIO_FOLD_BUSY,	/* being written by a takeover */
 };
+/* Promoted, and what it kept still being sent by the CPU that promoted
+ * it: another CPU's record about the same request waits for those
+ * (fsaio_fold_wait_sent), or its lower seq would put it before them.  The
+ * sender makes it PROMOTED once they are out (fsaio_fold_sent). */
+#define FSAIO_FOLD_SENDING	(FSAIO_FOLD_BUSY + 2)
+#define FSAIO_FOLD_SEND_WAIT	256	/* polls of a SENDING word, at most */
 #define FSAIO_FOLD_ST(w)	((__u32)((w) & 0x0f))
 #define FSAIO_FOLD_WORD(w, st)	(((w) & ~0x0full) | (st))	/* notes kept */
 /* Notes of a kept io_uring request, which the checker reads only as
@@ -170,11 +176,33 @@ FSAIO_INLINE int fsaio_fold_cqe_more(__u32 cflags, __u8 rflags, __u8 opcode)
 #define FSAIO_FOLD_SEND_PUNT	(FSAIO_FOLD_F_PUNTED << 4)
 #define FSAIO_FOLD_SEND_LINK_FAIL (FSAIO_FOLD_F_LINK_FAILED << 4)
 
-/* Promote f if it is req's (req 0: whoever's it is); *snap what to send. */
+/* The state word *state, once no longer SENDING (or after
+ * FSAIO_FOLD_SEND_WAIT polls: a sender preempted that long is rare). */
+FSAIO_INLINE __u64 fsaio_fold_wait_sent(const __u64 *state)
+{
+	__u64 w = *(const volatile __u64 *)state;
+	int i;
+
+	for (i = 0; i < FSAIO_FOLD_SEND_WAIT && FSAIO_FOLD_ST(w) == FSAIO_FOLD_SENDING; i++)
+		w = *(const volatile __u64 *)state;
+	return w;
+}
+
+/* The records of what a promote returned are out: SENDING -> PROMOTED,
+ * unless the slot was taken over meanwhile (another generation).  old:
+ * the word the promote read (its snapshot's). */
+FSAIO_INLINE void fsaio_fold_sent(__u64 *state, __u64 old)
+{
+	__sync_val_compare_and_swap(state, FSAIO_FOLD_WORD(old, FSAIO_FOLD_SENDING),
+				    FSAIO_FOLD_WORD(old, FSAIO_FOLD_PROMOTED));
+}
+
+/* Promote f if it is req's (req 0: whoever's it is); *snap what to send.
+ * The slot is SENDING until the caller has sent it (fsaio_fold_sent). */
 FSAIO_INLINE int fsaio_fold_promote(struct fsaio_fold_req *f, __u64 req,
 				    struct fsaio_fold_req *snap)
 {
-	__u64 w = f->state;
+	__u64 w = fsaio_fold_wait_sent(&f->state);
 	__u32 st = FSAIO_FOLD_ST(w);
 
 	if (st != FSAIO_FOLD_PENDING && st != FSAIO_FOLD_DONE)
@@ -182,7 +210,7 @@ FSAIO_INLINE int fsaio_fold_promote(struct fsaio_fold_req *f, __u64 req,
 	*snap = *f;
 	if ((req && snap->req != req) || snap->state != w ||
 	    __sync_val_compare_and_swap(&f->state, w,
-					FSAIO_FOLD_WORD(w, FSAIO_FOLD_PROMOTED)) != w)
+					FSAIO_FOLD_WORD(w, FSAIO_FOLD_SENDING)) != w)
 		return 0;
 	return FSAIO_FOLD_SEND_SUBMIT | (st == FSAIO_FOLD_DONE ? FSAIO_FOLD_SEND_CQE : 0) |
 	       (__u32)((w & (FSAIO_FOLD_F_PUNTED | FSAIO_FOLD_F_LINK_FAILED)) << 4);

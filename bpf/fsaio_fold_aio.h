@@ -94,7 +94,7 @@ FSAIO_INLINE int fsaio_fold_aio_kept(__u32 st)
 FSAIO_INLINE int fsaio_fold_aio_promote(struct fsaio_fold_aio *f, __u32 tgid, __u64 req,
 					struct fsaio_fold_aio *snap)
 {
-	__u64 w = f->state;
+	__u64 w = fsaio_fold_wait_sent(&f->state);
 	__u32 st = FSAIO_FOLD_ST(w);
 
 	if (!fsaio_fold_aio_kept(st) && st != FSAIO_FOLD_DONE)
@@ -102,7 +102,7 @@ FSAIO_INLINE int fsaio_fold_aio_promote(struct fsaio_fold_aio *f, __u32 tgid, __
 	*snap = *f;
 	if ((req && !fsaio_fold_aio_is(snap, tgid, req)) || snap->state != w ||
 	    __sync_val_compare_and_swap(&f->state, w,
-					FSAIO_FOLD_WORD(w, FSAIO_FOLD_PROMOTED)) != w)
+					FSAIO_FOLD_WORD(w, FSAIO_FOLD_SENDING)) != w)
 		return 0;
 	if (st == FSAIO_FOLD_PENDING)
 		return FSAIO_FOLD_SEND_SUBMIT;

@@ -68,6 +68,8 @@ static void send_kept(struct checker *c, int what, const struct fsaio_fold_req *
 	}
 	if (what & FSAIO_FOLD_SEND_CQE)
 		fsaio_fold_uncount(&m.counts, snap);
+	if (what & FSAIO_FOLD_SEND_SUBMIT)
+		fsaio_fold_sent(&m.slot[fsaio_fold_slot(snap->req)].state, snap->state);
 }
 
 static struct fsaio_fold_req *slot_of(uint64_t req)
@@ -99,6 +101,8 @@ static uint64_t *batch_word(uint32_t pid)
 	abort();
 }
 
+static struct fsaio_fold_aio *aslot_of(uint32_t tgid, uint64_t req);
+
 /* fold_aio_send() */
 static void send_kept_aio(struct checker *c, int what, const struct fsaio_fold_aio *snap)
 {
@@ -124,6 +128,8 @@ static void send_kept_aio(struct checker *c, int what, const struct fsaio_fold_a
 	}
 	if (what & FSAIO_FOLD_SEND_REAP)
 		fsaio_fold_aio_uncount(&m.counts.e[FSAIO_ENGINE_LIBAIO], snap);
+	if (what & FSAIO_FOLD_SEND_SUBMIT)
+		fsaio_fold_sent(&aslot_of(snap->tgid, snap->req)->state, snap->state);
 }
 
 /* The submitter's tgid of a kernel-side libaio event (fsaio_tp.bpf.c
@@ -993,6 +999,30 @@ TEST_F(fold, aio_more_in_flight_than_slots)
 	EXPECT_EQ(FSAIO_FOLD_AIO_SLOTS + 500, INV(self->folded, INV_EXACTLY_ONCE)->observations);
 	EXPECT_GT(m.counts.e[FSAIO_ENGINE_LIBAIO].lifecycles, 0);
 	EXPECT_LT(sent, self->records);
+}
+
+
+/* A promote makes the slot SENDING until its records are out: another
+ * CPU's record about the same request must get a later seq, so its
+ * promote waits for that (a bounded wait: a slot left SENDING is then
+ * read as sent), and only the sender makes the slot PROMOTED. */
+TEST(promote_waits_for_the_sender)
+{
+	struct fsaio_fold_req f = { .req = 0x1000, .state = FSAIO_FOLD_PENDING }, snap;
+	__u64 sending;
+
+	ASSERT_EQ(FSAIO_FOLD_SEND_SUBMIT, fsaio_fold_promote(&f, 0x1000, &snap));
+	sending = f.state;
+	EXPECT_EQ(FSAIO_FOLD_SENDING, FSAIO_FOLD_ST(sending));
+	/* the other CPU: nothing to send, the slot untouched */
+	EXPECT_EQ(0, fsaio_fold_promote(&f, 0x1000, &snap));
+	EXPECT_EQ(sending, f.state);
+	fsaio_fold_sent(&f.state, FSAIO_FOLD_PENDING);
+	EXPECT_EQ(FSAIO_FOLD_PROMOTED, FSAIO_FOLD_ST(f.state));
+	/* a slot taken over meanwhile (new generation) is left alone */
+	f.state = FSAIO_FOLD_NEW_WORD(sending, FSAIO_FOLD_PENDING);
+	fsaio_fold_sent(&f.state, FSAIO_FOLD_PENDING);
+	EXPECT_EQ(FSAIO_FOLD_PENDING, FSAIO_FOLD_ST(f.state));
 }
 
 TEST_HARNESS_MAIN
