@@ -263,6 +263,17 @@ FSAIO_INLINE int fsaio_fold_on_cqe(struct fsaio_fold_req *f, __u64 req, __s32 re
 	return fsaio_fold_promote(f, req, snap);
 }
 
+/* A slot a new submit may take: not kept, not being taken, and not
+ * SENDING: what a promote (an eviction by this very take, too) sends of
+ * the old request must go out before anything else is said about it, and
+ * the sender finds it by its slot (fsaio_fold_wait_sent()). */
+FSAIO_INLINE int fsaio_fold_takeable(__u64 w)
+{
+	__u32 st = FSAIO_FOLD_ST(w);
+
+	return st != FSAIO_FOLD_PENDING && st != FSAIO_FOLD_BUSY && st != FSAIO_FOLD_SENDING;
+}
+
 /*
  * Take f for a new submit (the caller then fills it and publishes it with
  * fsaio_fold_pending_word()).  What f held is sent first (*send, *snap)
@@ -272,7 +283,8 @@ FSAIO_INLINE int fsaio_fold_on_cqe(struct fsaio_fold_req *f, __u64 req, __s32 re
  * (CQE_SKIP, or a failed chain's link): then it ended when its req was
  * reused, as the checker ends it, and *send says FSAIO_FOLD_ENDED_NO_CQE
  * (count it from *snap).  Returns the word to publish with, or 0 if the
- * new request must go as records (also when another CPU is taking f).
+ * new request must go as records (also when another CPU is taking f, or
+ * f's old request is being sent: an eviction's new submit goes as records).
  */
 #define FSAIO_FOLD_ENDED_NO_CQE	0x1000
 FSAIO_INLINE __u64 fsaio_fold_take(struct fsaio_fold_req *f, __u64 req,
@@ -298,7 +310,7 @@ FSAIO_INLINE __u64 fsaio_fold_take(struct fsaio_fold_req *f, __u64 req,
 			return 0;
 		w = f->state;
 	}
-	if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING || FSAIO_FOLD_ST(w) == FSAIO_FOLD_BUSY)
+	if (!fsaio_fold_takeable(w))
 		return 0;
 	busy = FSAIO_FOLD_NEW_WORD(w, FSAIO_FOLD_BUSY);
 	if (__sync_val_compare_and_swap(&f->state, w, busy) != w)

@@ -167,7 +167,7 @@ FSAIO_INLINE int fsaio_fold_aio_on_reap(struct fsaio_fold_aio *f, __u32 tgid, __
  * promoted first (*send, *snap): another request's (evicted), or this
  * same iocb's, submitted again before it was reaped: the checker judges
  * that pair, so the new submit goes as a record too (0 returned).  0 also
- * when another CPU is taking f.
+ * when another CPU is taking f, and after an eviction (fsaio_fold_takeable()).
  */
 FSAIO_INLINE __u64 fsaio_fold_aio_take(struct fsaio_fold_aio *f, __u32 tgid, __u64 req,
 				       struct fsaio_fold_aio *snap, int *send)
@@ -183,7 +183,7 @@ FSAIO_INLINE __u64 fsaio_fold_aio_take(struct fsaio_fold_aio *f, __u32 tgid, __u
 			return 0;
 		w = f->state;
 	}
-	if (fsaio_fold_aio_kept(FSAIO_FOLD_ST(w)) || FSAIO_FOLD_ST(w) == FSAIO_FOLD_BUSY)
+	if (fsaio_fold_aio_kept(FSAIO_FOLD_ST(w)) || !fsaio_fold_takeable(w))
 		return 0;
 	busy = FSAIO_FOLD_NEW_WORD(w, FSAIO_FOLD_BUSY);
 	if (__sync_val_compare_and_swap(&f->state, w, busy) != w)

@@ -107,11 +107,13 @@ static struct fsaio_fold_aio *aslot_of(uint32_t tgid, uint64_t req);
 static void send_kept_aio(struct checker *c, int what, const struct fsaio_fold_aio *snap)
 {
 	struct fsaio_record r;
-	uint64_t *w = batch_word(snap->pid), open = (uint32_t)snap->batch;
-	bool closed = (*w & ~FOLD_BATCH_SENT_MODEL) != open;
+	uint64_t *w, open = (uint32_t)snap->batch;
+	bool closed;
 
 	if (what <= 0)
-		return;
+		return;	/* *snap was not written */
+	w = batch_word(snap->pid);
+	closed = (*w & ~FOLD_BATCH_SENT_MODEL) != open;
 	if (!closed)
 		*w |= FOLD_BATCH_SENT_MODEL;
 	memset(&r, 0, sizeof(r));
@@ -719,8 +721,8 @@ TEST_F(fold, exit_sends_what_the_process_left_in_flight)
 	EXPECT_EQ(VERDICT_PASS, INV(self->folded, INV_QUIESCENCE)->verdict);
 }
 
-/* Two requests whose reqs share a slot, both in flight: the second takes
- * the slot and the first is promoted (its SUBMIT sent) on the way */
+/* Two requests whose reqs share a slot, both in flight: the second's
+ * submit promotes the first (its SUBMIT sent) and is sent too */
 static uint64_t rq_twin;
 
 static void slot_taken(struct checker *c)
@@ -729,7 +731,7 @@ static void slot_taken(struct checker *c)
 	uring_submit(c, 100, rq_twin);
 	uring_complete(c, 100, RQ(0), 4096);
 	uring_complete(c, 100, rq_twin, 4096);
-	uring_submit(c, 100, RQ(0));	/* and back: the twin's DONE evicted */
+	uring_submit(c, 100, RQ(0));	/* and back: kept again */
 	uring_complete(c, 100, RQ(0), 4096);
 }
 
@@ -742,8 +744,10 @@ TEST_F(fold, a_pending_request_whose_slot_is_taken_is_sent)
 			rq_twin = RQ(i);
 	sent = play(_metadata, self, slot_taken);
 	EXPECT_EQ(VERDICT_PASS, INV(self->folded, INV_EXACTLY_ONCE)->verdict);
-	EXPECT_EQ(2, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);	/* the twin, then RQ(0) again */
-	EXPECT_EQ(3, sent);	/* RQ(0)'s first SUBMIT and COMPLETE, the end */
+	/* the twin's submit evicted RQ(0) and went as a record itself (the
+	 * slot stays RQ(0)'s until its SUBMIT is out); RQ(0) again is kept */
+	EXPECT_EQ(1, m.counts.e[FSAIO_ENGINE_IO_URING].lifecycles);
+	EXPECT_EQ(5, sent);	/* both first SUBMITs and COMPLETEs, the end */
 }
 
 /* io-wq punts and failed chains: noted in the kept request; sent with it
@@ -1023,6 +1027,47 @@ TEST(promote_waits_for_the_sender)
 	f.state = FSAIO_FOLD_NEW_WORD(sending, FSAIO_FOLD_PENDING);
 	fsaio_fold_sent(&f.state, FSAIO_FOLD_PENDING);
 	EXPECT_EQ(FSAIO_FOLD_PENDING, FSAIO_FOLD_ST(f.state));
+}
+
+/* A submit that evicts a kept request from its slot sends that request's
+ * SUBMIT after its take returns: the slot must stay SENDING until then,
+ * or the evicted request's REAP/CQE on another CPU (which finds nothing
+ * to wait for) gets the lower seq and the checker sees it first.  Found
+ * tracing MariaDB: "reaped twice" on a plain lifecycle.  The new submit
+ * goes as a record instead. */
+TEST(eviction_leaves_the_slot_to_its_sender)
+{
+	struct fsaio_fold_req f = { .req = 0x1000, .state = FSAIO_FOLD_PENDING }, snap;
+	int send;
+
+	EXPECT_EQ(0, fsaio_fold_take(&f, 0x2000, &snap, &send));
+	EXPECT_EQ(FSAIO_FOLD_SEND_SUBMIT, send);
+	EXPECT_EQ(0x1000, snap.req);
+	EXPECT_EQ(FSAIO_FOLD_SENDING, FSAIO_FOLD_ST(f.state));
+	/* nor does a submit on another CPU take it meanwhile */
+	EXPECT_EQ(0, fsaio_fold_take(&f, 0x3000, &snap, &send));
+	EXPECT_EQ(0, send);
+	EXPECT_EQ(FSAIO_FOLD_SENDING, FSAIO_FOLD_ST(f.state));
+	fsaio_fold_sent(&f.state, FSAIO_FOLD_PENDING);
+	EXPECT_EQ(FSAIO_FOLD_PROMOTED, FSAIO_FOLD_ST(f.state));
+	EXPECT_NE(0, fsaio_fold_take(&f, 0x3000, &snap, &send));
+}
+
+TEST(aio_eviction_leaves_the_slot_to_its_sender)
+{
+	struct fsaio_fold_aio f = { .req = 0x1000, .tgid = 7, .state = FSAIO_FOLD_PENDING }, snap;
+	int send;
+
+	EXPECT_EQ(0, fsaio_fold_aio_take(&f, 7, 0x2000, &snap, &send));
+	EXPECT_EQ(FSAIO_FOLD_SEND_SUBMIT, send);
+	EXPECT_EQ(0x1000, snap.req);
+	EXPECT_EQ(FSAIO_FOLD_SENDING, FSAIO_FOLD_ST(f.state));
+	/* the evicted request's REAP: not folded, nothing sent for it here */
+	EXPECT_EQ(0, fsaio_fold_aio_on_reap(&f, 7, 0x1000, 4096, 0, &snap));
+	EXPECT_EQ(FSAIO_FOLD_SENDING, FSAIO_FOLD_ST(f.state));
+	fsaio_fold_sent(&f.state, FSAIO_FOLD_PENDING);
+	EXPECT_EQ(FSAIO_FOLD_PROMOTED, FSAIO_FOLD_ST(f.state));
+	EXPECT_NE(0, fsaio_fold_aio_take(&f, 7, 0x2000, &snap, &send));
 }
 
 TEST_HARNESS_MAIN
