@@ -198,25 +198,52 @@ int BPF_PROG(fsaio_fentry_io_read, struct io_kiocb *req)
 
 /* aio_complete_rw(kiocb, res): kernel-side completion of a libaio read or
  * write; may run in interrupt context (filtered by the aio context). */
-SEC("fentry/aio_complete_rw")
-int BPF_PROG(fsaio_fentry_aio_complete, struct kiocb *kiocb, long res)
+static __always_inline void aio_complete_event(struct kiocb *kiocb, long res)
 {
 	struct aio_kiocb *a = kiocb_to_aio(kiocb);
 	struct fsaio_record *r;
 	__u64 req, user_data;
 
 	if (fsaio_tp_on)
-		return 0;	/* fsaio_complete reports it */
+		return;		/* fsaio_complete reports it */
 	if (!trace_all && !ring_tracked(BPF_CORE_READ(a, ki_ctx, user_id)) &&
 	    !trace_current())
-		return 0;
+		return;
 	fsaio_aio_ids(a, &req, &user_data);
 	r = rec_reserve(FSAIO_EV_COMPLETE, FSAIO_ENGINE_LIBAIO);
 	if (!r)
-		return 0;
+		return;
 	r->req = req;
 	r->user_data = user_data;
 	r->res = (__s32)res;
 	rec_submit(r);
+}
+
+SEC("fentry/aio_complete_rw")
+int BPF_PROG(fsaio_fentry_aio_complete, struct kiocb *kiocb, long res)
+{
+	__u32 k = NEST_AIO_COMPLETE, *on = bpf_map_lookup_elem(&nest_active, &k);
+
+	if (on)
+		*on = 1;
+	aio_complete_event(kiocb, res);
+	if (on)
+		*on = 0;
+	return 0;
+}
+
+/* An O_DIRECT request's completion in an interrupt that came while the
+ * program above ran on this CPU (a buffered one's, completing inside
+ * io_submit): the kernel skipped that program, this one sends the COMPLETE
+ * (maps.bpf.h nest_active). */
+SEC("fentry/aio_complete_rw")
+int BPF_PROG(fsaio_fentry_aio_complete_nested, struct kiocb *kiocb, long res)
+{
+	__u32 k = NEST_AIO_COMPLETE, *on = bpf_map_lookup_elem(&nest_active, &k);
+
+	if (!on || !*on)
+		return 0;
+	__sync_fetch_and_add(&nest_caught, 1);
+	aio_complete_event(kiocb, res);
 	return 0;
 }

@@ -178,6 +178,10 @@ enum fsaio_drop {
 	FSAIO_DROP_BATCH_CUT = 2,	/* entries beyond MAX_SUBMIT_BATCH in one call */
 	FSAIO_DROP_MAP_FULL = 3,	/* a state map was full (tracked processes,
 					 * threads, sleepers, armed requests) */
+	FSAIO_DROP_PROG_MISSED = 4,	/* a program the kernel did not run: it
+					 * was already running on that CPU when
+					 * an interrupt hit its hook (counted by
+					 * the kernel: recursion_misses) */
 	FSAIO_DROP__COUNT,
 };
 

@@ -287,7 +287,8 @@ static int attach_all(struct tracer *t, char *err, size_t errlen)
 		}
 		if (!t->use[i])
 			continue;
-		if (fsaio_on && !strcmp(d->prog, "fsaio_fentry_aio_complete")) {
+		if (fsaio_on && !strncmp(d->prog, "fsaio_fentry_aio_complete",
+					 strlen("fsaio_fentry_aio_complete"))) {
 			/* fsaio_complete reports libaio completions: a second
 			 * COMPLETE per request would read as a double completion */
 			t->use[i] = false;
@@ -443,9 +444,30 @@ int tracer_track_pid(struct tracer *t, pid_t tgid)
 	return 0;
 }
 
+/* Runs of the loaded programs the kernel skipped: a program is not run
+ * again on a CPU where it is running (an interrupt that completes an aio
+ * request inside aio_complete_rw's program, say), and the event it would
+ * have sent is lost, unless the hook's second program caught it
+ * (maps.bpf.h nest_active).  The kernel counts them per program. */
+static uint64_t prog_misses(struct tracer *t)
+{
+	struct bpf_program *prog;
+	uint64_t sum = 0, caught = t->skel->bss->nest_caught;
+
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			sum += info.recursion_misses;
+	}
+	return sum > caught ? sum - caught : 0;
+}
+
 uint64_t tracer_drops(struct tracer *t, uint64_t drops[FSAIO_DROP__COUNT])
 {
-	uint64_t sum = 0;
+	uint64_t sum = 0, misses;
 	__u64 *vals;
 	__u32 cause;
 	int i;
@@ -465,7 +487,9 @@ uint64_t tracer_drops(struct tracer *t, uint64_t drops[FSAIO_DROP__COUNT])
 		sum += drops[cause];
 	}
 	free(vals);
-	return sum;
+	misses = prog_misses(t);
+	drops[FSAIO_DROP_PROG_MISSED] += misses;
+	return sum + misses;
 }
 
 _Static_assert(sizeof(struct fsaio_agg) % sizeof(__u64) == 0, "fsaio_agg: __u64 counters only");

@@ -85,6 +85,9 @@ static const struct prog_desc progs[] = {	/* one table, read by both files */
 	/* the resume half of the wake/resume pair: FEAT_FENTRY_ASYNC_BUF needs both */
 	{ "fsaio_fentry_io_read", PK_FENTRY, NULL, "io_read", FEAT_FENTRY_ASYNC_BUF },
 	{ "fsaio_fentry_aio_complete", PK_FENTRY, NULL, "aio_complete_rw", FEAT_FENTRY_AIO_COMPLETE },
+	/* after it: runs what an interrupt brings while it runs (nest_active) */
+	{ "fsaio_fentry_aio_complete_nested", PK_FENTRY, NULL, "aio_complete_rw",
+	  FEAT_FENTRY_AIO_COMPLETE },
 	{ "fsaio_fentry_fsync", PK_FENTRY, NULL, "vfs_fsync_range", FEAT_FENTRY_FSYNC },
 };
 #define NR_PROGS (sizeof(progs) / sizeof(progs[0]))

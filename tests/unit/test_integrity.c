@@ -126,6 +126,14 @@ FIXTURE_VARIANT_ADD(loss, map_full) {
 	.quiescence = "as traced: pass",
 };
 
+/* the kernel skipped a program (recursion): a libaio COMPLETE that an
+ * interrupt brought while the same program ran, say */
+FIXTURE_VARIANT_ADD(loss, prog_missed) {
+	.cause = FSAIO_DROP_PROG_MISSED, .n = 1, .complete = true,
+	.integrity = "1 program runs the kernel skipped (recursion)",
+	.quiescence = "as traced: pass",
+};
+
 TEST_F(loss, per_request_checks_inconclusive)
 {
 	struct checker *c = self->c;
