@@ -211,5 +211,6 @@ clean: ## remove .output and fsaio
 -include ci/vm/vm.mk
 -include ci/bench/bench.mk
 -include ci/crash/crash.mk
+-include ci/db/db.mk
 -include ci/lava/lava.mk
 -include ci/stap/stap.mk

@@ -26,8 +26,11 @@ PKGS=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
 # scratch disks on the host (the guest runs the host's root, mkfs included).
 VM_PKGS=(linux-source-6.12 qemu-system-x86 busybox-static cpio bc bison flex
 	 libssl-dev dwarves ccache xz-utils rsync gnuplot-nox dmsetup xfsprogs
-	 f2fs-tools btrfs-progs systemtap)
+	 f2fs-tools btrfs-progs systemtap mariadb-server sysbench)
 # systemtap: make stapcheck builds stap/fsaio.stp against a FLAVOR=stap kernel
+# mariadb-server, sysbench: the database tier (make vmdb; the guest runs the
+# host's root).  The tier starts its own servers on scratch datadirs: the
+# packaged service must not start on the host (NO_START below).
 
 CHECK=0
 [[ ${1:-} == --check ]] && { CHECK=1; shift; }
@@ -54,5 +57,12 @@ done
 msg "installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq || die "apt-get update failed"
+# No service a package ships may start here (mariadb-server's would run on
+# the host): policy-rc.d says no for the install, if nothing says so yet.
+NO_START=/usr/sbin/policy-rc.d
+if [[ ! -e $NO_START ]]; then
+	printf '#!/bin/sh\n# ci/install-deps.sh: no service starts during its install\nexit 101\n' >"$NO_START" &&
+		chmod +x "$NO_START" && trap 'rm -f "$NO_START"' EXIT
+fi
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
 	die "apt-get install ${missing[*]} failed"

@@ -4,8 +4,9 @@
 # (kselftest_harness), the end-to-end tests on the running kernel, and with
 # --vm KERNELS the workload suite inside QEMU on those kernels (make vmcheck;
 # KERNELS = both | stock | patched; builds them unless cached; FLAVOR=debug
-# in the environment boots the debug flavour of each) and the crash-replay
-# durability tier on the same kernels (make vmcrash).  With --load F the
+# in the environment boots the debug flavour of each), the crash-replay
+# durability tier (make vmcrash) and the database tier (make vmdb) on the
+# same kernels.  With --load F the
 # unit and end-to-end tests run beside a stress-ng load (tests/load/load.sh,
 # F x nproc CPU workers): verdicts must not depend on an idle CPU.  The QEMU
 # tiers run after the load is stopped (a TCG guest starved of CPU panics on
@@ -63,22 +64,25 @@ if ((LOAD > 0)); then
 	load_stop
 fi
 
-# VM tier: every check of every workload on each kernel counts as a test
-# (XFAIL as passed, as kselftest does); a guest ERROR (panic, hang, timeout,
-# no result) or a failing workload without a failing check counts as failed.
-vm_tier() {
-	local k label dir res p f s nf
+# VM tiers whose guest command prints fsaio's KTAP (one document per run):
+# every check of every run on each kernel counts as a test (XFAIL as
+# passed, as kselftest does); a guest ERROR (panic, hang, timeout, no
+# result) or a failing run without a failing check counts as failed.
+#   nested_tier NAME RESULTS TARGET: make TARGET KERNEL=$VM, results in
+#   .output/RESULTS/<kernel>/
+nested_tier() {
+	local name=$1 results=$2 target=$3 k label dir res p f s nf
 	local suffix=${FLAVOR:+-$FLAVOR}
 	case $VM in both) set -- stock patched ;; *) set -- "$VM" ;; esac
 	# No verdict from an earlier run may stand in for this one.
-	for k in "$@"; do rm -f ".output/vm/$k$suffix/result" ".output/vm/$k$suffix/stdout"; done
-	echo "# vm: make vmcheck KERNEL=$VM${FLAVOR:+ FLAVOR=$FLAVOR} (kernel builds are cached in /var/cache/fsaio/kernels)"
-	make --no-print-directory vmcheck KERNEL="$VM" ${FLAVOR:+FLAVOR="$FLAVOR"}
+	for k in "$@"; do rm -f ".output/$results/$k$suffix/result" ".output/$results/$k$suffix/stdout"; done
+	echo "# $name: make $target KERNEL=$VM${FLAVOR:+ FLAVOR=$FLAVOR} (kernel builds are cached in /var/cache/fsaio/kernels)"
+	make --no-print-directory "$target" KERNEL="$VM" ${FLAVOR:+FLAVOR="$FLAVOR"}
 	for k in "$@"; do
-		label=$k$suffix dir=.output/vm/$k$suffix
+		label=$k$suffix dir=.output/$results/$k$suffix
 		res=$(cat "$dir/result" 2>/dev/null || echo "ERROR no result")
 		if [[ ! -s $dir/stdout || $res == ERROR* ]]; then
-			echo "not ok - vm $label: $res"
+			echo "not ok - $name $label: $res"
 			fail=$((fail + 1))
 			continue
 		fi
@@ -86,19 +90,23 @@ vm_tier() {
 		s=$(grep -cE '^    ok [0-9]+ .*# SKIP' "$dir/stdout")
 		f=$(grep -cE '^    not ok ' "$dir/stdout")
 		nf=$(grep -cE '^not ok ' "$dir/stdout")
-		grep -E '^    not ok |^not ok ' "$dir/stdout" | sed "s/^ */# vm $label: /"
+		grep -E '^    not ok |^not ok ' "$dir/stdout" | sed "s/^ */# $name $label: /"
 		if ((nf > 0 && f == 0)); then
-			echo "not ok - vm $label: $nf workload(s) failed without a failing check"
+			echo "not ok - $name $label: $nf run(s) failed without a failing check"
 			f=1
 		fi
 		if [[ $res == FAIL* ]] && ((f == 0)); then
-			echo "not ok - vm $label: $res"
+			echo "not ok - $name $label: $res"
 			f=1
 		fi
-		echo "# vm $label: pass:$p fail:$f skip:$s ($res)"
+		echo "# $name $label: pass:$p fail:$f skip:$s ($res)"
 		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 	done
 }
+# The workload suite (make vmcheck), and the database tier (make vmdb,
+# ci/db/db-tier.sh: MariaDB's InnoDB over libaio, its crash recovery).
+vm_tier() { nested_tier vm vm vmcheck; }
+db_tier() { NOBUILD=1 nested_tier vm-db vm-db vmdb; }
 # Crash-replay tier (ci/crash/crash-replay.sh in its own boot, make
 # vmcrash): each file system x engine x sync flag is a test; a guest ERROR
 # or a FAIL without a failing test (a splat) counts as one failure.
@@ -124,7 +132,7 @@ crash_tier() {
 		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
 	done
 }
-[[ -n $VM ]] && { vm_tier; crash_tier; }
+[[ -n $VM ]] && { vm_tier; crash_tier; db_tier; }
 
 echo "$pass passed, $fail failed, $skip skipped"
 ((fail == 0)) && exit "$EXIT_PASS"

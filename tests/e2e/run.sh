@@ -26,6 +26,7 @@ cd "$(dirname "$0")/../.."
 . tests/e2e/trace.sh
 . tests/e2e/vm.sh
 . tests/e2e/crash.sh
+. tests/e2e/db.sh
 . tests/e2e/faults.sh
 
 # tests/e2e/run.sh [NAME...]: only these tests (names as printed, a t_
