@@ -10,7 +10,9 @@
 #
 # kernel.io_uring_disabled=2 (as many sites set it) makes InnoDB take
 # libaio, with innodb_use_native_aio=1; a buffer pool of 8 MiB against a
-# table of about 30 MiB makes its reads miss.  For each file system
+# table of about 30 MiB makes its reads miss.  innodb_flush_method=fsync
+# keeps the data files buffered (the series' paths); O_DSYNC opens them
+# O_DIRECT (MariaDB 10.11), the direct-I/O comparison.  For each file system
 # ($FSAIO_SCRATCH_<FS>, from ci/vm/vm-run.sh --disks):
 #   1. a datadir made and filled (sysbench prepare), untraced;
 #   2. for each innodb_flush_method and sysbench test: page cache dropped,

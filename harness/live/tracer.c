@@ -447,8 +447,11 @@ int tracer_track_pid(struct tracer *t, pid_t tgid)
 /* Runs of the loaded programs the kernel skipped: a program is not run
  * again on a CPU where it is running (an interrupt that completes an aio
  * request inside aio_complete_rw's program, say), and the event it would
- * have sent is lost, unless the hook's second program caught it
- * (maps.bpf.h nest_active).  The kernel counts them per program. */
+ * have sent is lost, unless the hook's second program (named *_nested)
+ * caught it (maps.bpf.h nest_active).  The kernel counts them per
+ * program.  A second program's own misses lose nothing: while it runs,
+ * the first is not running on that CPU (the trampoline runs them one
+ * after the other), so the first runs the interrupt's event. */
 static uint64_t prog_misses(struct tracer *t)
 {
 	struct bpf_program *prog;
@@ -458,9 +461,16 @@ static uint64_t prog_misses(struct tracer *t)
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(prog);
+		const char *name = bpf_program__name(prog);
+		size_t n = strlen(name);
 
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+		if (n > 7 && !strcmp(name + n - 7, "_nested"))
+			continue;
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) && info.recursion_misses) {
+			tracer_vlog(t, "the kernel skipped %llu runs of %s (recursion)",
+				    (unsigned long long)info.recursion_misses, name);
 			sum += info.recursion_misses;
+		}
 	}
 	return sum > caught ? sum - caught : 0;
 }
