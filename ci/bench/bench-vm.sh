@@ -23,15 +23,23 @@
 #                  overwrites, 4 KiB and 64 KiB, iodepth 1/8/32; stock libaio
 #                  buffered, io_uring buffered, O_DIRECT, patched libaio
 #                  buffered; -icount, 2 vCPUs, one boot per kernel
+#   database       MariaDB's InnoDB over libaio (kernel.io_uring_disabled=2):
+#                  sysbench oltp_read_write transactions/s, p95 and p99
+#                  latency and CPU per transaction, per innodb_flush_method
+#                  (fsync, O_DSYNC) and device class (the virtio disk, and
+#                  behind dm-delay); ROUNDS interleaved runs per cell,
+#                  medians; wall-clock TCG (MariaDB under -icount is too
+#                  slow to boot), 2 vCPUs, one boot per kernel
 #   stap-cost      what each event source costs the traced program: fio 4 KiB
 #                  cached random reads (psync, io_uring) untraced, recorded by
 #                  the BPF tracer (fsaio check --no-fentry --record) and by
 #                  SystemTap (stap/fsaio-stap.sh run), interleaved in rounds,
 #                  on the patched kernel of FLAVOR=stap; -icount, 2 vCPUs
 #
-#   ci/bench/bench-vm.sh [PARTS_DIR] [--parts syncpath,fsaio-table,device-classes,stap-cost]
+#   ci/bench/bench-vm.sh [PARTS_DIR] [--parts syncpath,fsaio-table,device-classes,database,stap-cost]
 #                        [--kernels stock,patched] [--boots N] [--delay MS] [--runtime SEC]
-#                        [--size SIZE] [--classes US,US,...] [--quick] [--no-run]
+#                        [--size SIZE] [--classes US,US,...] [--db-rounds N] [--db-seconds SEC]
+#                        [--db-classes virtio,delayN,...] [--quick] [--no-run]
 #
 #   PARTS_DIR      where <part>.json go (default $BENCH_OUT/parts, BENCH_OUT
 #                  defaulting to .output/bench)
@@ -45,9 +53,13 @@
 #   --runtime SEC  fio runtime cap per table cell, virtual seconds (default 10)
 #   --size SIZE    table test file (default 512M)
 #   --classes US,..  device-classes latencies in us (default 100,1000,8000,50000)
+#   --db-rounds N, --db-seconds SEC, --db-classes LIST
+#                  database rounds (default 3), seconds per sysbench run
+#                  (default 15) and device classes (default virtio,delay2)
 #   --quick        a smoke run (not for figures): syncpath 2000/200/100
 #                  iterations and 1 boot, the table runtime 3 and 128M,
-#                  device-classes runtime 1 and 64M, stap-cost one 1 s round
+#                  device-classes runtime 1 and 64M, stap-cost one 1 s round,
+#                  database 1 round of 5 s
 #   --no-run       boot nothing: rebuild the part files from the raw results of
 #                  the last run (same options)
 #
@@ -55,7 +67,7 @@
 # BENCH_VM_STOCK_KERNEL / BENCH_VM_PATCHED_KERNEL = a bzImage to use instead.
 # FSAIO (default ./fsaio): the binary whose `fsaio bench stats` reduces the
 # samples.  Raw results: $BENCH_OUT/vm/ (syncpath-<kernel>-b<N>/,
-# table-<kernel>/, classes-<kernel>/, stapcost/: ci/vm/vm-run.sh output
+# table-<kernel>/, classes-<kernel>/, database-<kernel>/, stapcost/: ci/vm/vm-run.sh output
 # dirs) and the rows read from them, vm/<part>.jsonl.
 #
 # Exit status (harness/exit_status.h): EXIT_PASS every selected part file
@@ -71,13 +83,15 @@ cd "$ROOT" || die "cannot cd to $ROOT"
 OUT=${BENCH_OUT:-$ROOT/.output/bench}
 FSAIO=${FSAIO:-$ROOT/fsaio}	# fsaio bench stats: the one implementation of the statistics
 PARTS_DIR=
-PARTS=syncpath,fsaio-table,device-classes,stap-cost
+PARTS=syncpath,fsaio-table,device-classes,database,stap-cost
 KERNELS=stock,patched
 BOOTS=2 SLOW=50 RUNTIME=10 SIZE=512M QUICK=0 NORUN=0
 # device classes (us): NVMe, SATA SSD, disk, and the fsaio-table's 50 ms
 CLASSES=100,1000,8000,50000 CLASS_RUNTIME=2 CLASS_SIZE=256M
 # stap-cost: virtual seconds per fio run, rounds of (none, bpf, stap)
 STAP_RUNTIME=3 STAP_ROUNDS=3
+# database: rounds per cell, seconds per sysbench run, device classes
+DB_ROUNDS=3 DB_SECONDS=15 DB_CLASSES=virtio,delay2
 SCHEMA=fsaio-bench/1
 
 while [[ $# -gt 0 ]]; do
@@ -89,6 +103,9 @@ while [[ $# -gt 0 ]]; do
 	--runtime) RUNTIME=$2; shift 2 ;;
 	--size) SIZE=$2; shift 2 ;;
 	--classes) CLASSES=$2; shift 2 ;;
+	--db-rounds) DB_ROUNDS=$2; shift 2 ;;
+	--db-seconds) DB_SECONDS=$2; shift 2 ;;
+	--db-classes) DB_CLASSES=$2; shift 2 ;;
 	--quick) QUICK=1; shift ;;
 	--no-run) NORUN=1; shift ;;
 	-h|--help) usage "$EXIT_PASS" ;;
@@ -99,6 +116,8 @@ done
 [[ -n $PARTS_DIR ]] || PARTS_DIR=$OUT/parts
 [[ $CLASSES =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] ||
 	usage_error "--classes takes device latencies in microseconds, comma-separated (e.g. 100,1000,8000)"
+[[ $DB_ROUNDS =~ ^[1-9][0-9]*$ && $DB_SECONDS =~ ^[1-9][0-9]*$ && $DB_CLASSES =~ ^(virtio|delay[1-9][0-9]*)(,(virtio|delay[1-9][0-9]*))*$ ]] ||
+	usage_error "--db-rounds and --db-seconds take whole numbers > 0, --db-classes virtio and delayN (ms), comma-separated"
 [[ $BOOTS =~ ^[1-9]$ && $SLOW =~ ^[0-9]+$ && $RUNTIME =~ ^[1-9][0-9]*$ ]] ||
 	usage_error "--boots takes 1 to 9, --delay and --runtime whole numbers (--runtime > 0)"
 mkdir -p "$PARTS_DIR" "$OUT/vm" "$OUT/bin" || die "cannot create $PARTS_DIR, $OUT/vm"
@@ -110,6 +129,7 @@ if ((QUICK)); then
 	N_CACHED=2000 N_64K=200 N_COLD=100 BOOTS=1 RUNTIME=3 SIZE=128M
 	CLASS_RUNTIME=1 CLASS_SIZE=64M
 	STAP_RUNTIME=1 STAP_ROUNDS=1
+	DB_ROUNDS=1 DB_SECONDS=5
 fi
 # The syncpath program runs in the guest from the host's root (9p).
 SYNCPATH_BIN=$OUT/bin/syncpath
@@ -376,6 +396,52 @@ part_classes() {
 	msg "device-classes: $status${reason:+ ($reason)} in $(since "$t0") s"
 }
 
+# ============================================================ database
+
+database_cmd() {	# the guest command of one database boot
+	echo "ci/db/db-bench-guest.sh @OUT@/cells $DB_ROUNDS $DB_SECONDS ${DB_CLASSES//,/ }"
+}
+
+part_database() {
+	local t0 k out status=ok reason= raw=$OUT/vm/database.jsonl kinds=() missing=() rel envs=
+	local figs=$W/database-figures.json ratios=$W/database-ratios.json extra=$W/database-extra.json
+	t0=$(now)
+	: >"$raw"
+	for k in stock patched; do
+		if [[ -z ${KPATH[$k]:-} ]]; then
+			missing+=("${KREASON[$k]}")
+			continue
+		fi
+		out=$OUT/vm/database-$k
+		if ((!NORUN)); then
+			mkdir -p "$out" && rm -rf "$out/cells"
+			msg "database: $k (TCG, 2 vCPUs; ${DB_CLASSES}; $DB_ROUNDS rounds x fsync, O_DSYNC x ${DB_SECONDS}s) -> $out"
+			ci/vm/vm-run.sh --kernel "${KPATH[$k]}" --label "database-$k" --out "$out" \
+				--cpus 2 --disks ext4 --no-mount --timeout 3600 -- "$(database_cmd)" >/dev/null
+		fi
+		if [[ $(cat "$out/exit-code" 2>/dev/null) != "$EXIT_PASS" || ! -s $out/cells/cells.tsv ]]; then
+			error "database: $k: $(vm_result "$out")"
+			status=error reason=$LAST_ERROR
+			continue
+		fi
+		rel=$(sed -n 's/^release=//p' "$out/cells/env")
+		envs+="$k: $(tr '\n' ' ' <"$out/cells/env")"$'\n'
+		jq -R -c -L "$ROOT/ci/bench" --arg k "$k" --arg rel "${rel:-${KRELEASE[$k]}}" --arg d "$out/cells" \
+			'include "bench"; split("\t") | database_row($k; $rel; $d)' "$out/cells/cells.tsv" >>"$raw"
+		kinds+=("$k")
+	done
+	part_skipped
+	jq -s -L "$ROOT/ci/bench" --arg secs "$DB_SECONDS" 'include "bench"; database_figures($secs)' "$raw" >"$figs" &&
+		"$FSAIO" bench stats "$figs" ||
+		{ error "database: aggregation failed"; echo '[]' >"$figs"; status=error reason=$LAST_ERROR; }
+	jq -n -L "$ROOT/ci/bench" --slurpfile F "$figs" 'include "bench"; database_ratios($F[0])' >"$ratios" ||
+		{ error "database: ratios failed"; echo '[]' >"$ratios"; status=error reason=$LAST_ERROR; }
+	jq -n -L "$ROOT/ci/bench" --argjson r "$DB_ROUNDS" --arg s "$DB_SECONDS" --arg c "$DB_CLASSES" --arg env "$envs" \
+		'include "bench"; database_extra($r; $s; $c; $env | split("\n") | map(select(. != "")))' >"$extra"
+	part_file database "$status" "$reason" "$(since "$t0")" "$(kernels_desc)" "$figs" "$ratios" "$extra"
+	msg "database: $status${reason:+ ($reason)} in $(since "$t0") s"
+}
+
 # ============================================================ stap-cost
 
 part_stapcost() {
@@ -442,6 +508,7 @@ T0=$(now)
 [[ ,$PARTS, == *,syncpath,* ]] && part_syncpath
 [[ ,$PARTS, == *,fsaio-table,* ]] && part_table
 [[ ,$PARTS, == *,device-classes,* ]] && part_classes
+[[ ,$PARTS, == *,database,* ]] && part_database
 [[ ,$PARTS, == *,stap-cost,* ]] && part_stapcost
 msg "done in $(since "$T0") s; parts in $PARTS_DIR"
 if ((ERRORS)); then

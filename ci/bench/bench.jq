@@ -26,6 +26,9 @@
 #   device-classes     classes_row classes_figures           bench-vm.sh
 #                      classes_ratios classes_extra
 #                      classes_table (markdown)              classes-table.jq, docs
+#   database           database_row database_figures         bench-vm.sh
+#                      database_ratios database_extra
+#                      database_table (markdown)             database-table.jq, docs
 #   stap-cost          stapcost_row stapcost_figures         bench-vm.sh
 #                      stapcost_ratios stapcost_extra
 #   plots              plot_part_reason plot_pivot           bench-plot.sh
@@ -819,6 +822,67 @@ def stapcost_ratios($f):
 def stapcost_extra($env):
 	{method: "QEMU TCG -icount shift=0,sleep=off (virtual time: instructions), 2 vCPUs; the patched 6.12 kernel of FLAVOR=stap (modules, kprobes, DWARF); both sources record every event of the traced fio and its threads; records and lost per run in each figure; driver ci/bench/stapcost-guest.sh",
 	 guest: ($env | split("\n"))};
+
+# ------------------------------------------------------------ database
+
+# One sysbench run of the database part (a line of the guest's cells.tsv,
+# split on tabs) with the kernel it ran on.
+def database_row($kind; $release; $dir):
+	{kind: $kind, release: $release, class: .[0], flush: .[1], round: (.[2] | tonumber),
+	 txns: (.[3] | tonumber), tps: (.[4] | tonumber), p95_ms: (.[5] | tonumber),
+	 p99_ms: (.[6] | tonumber), cpu_ms_per_txn: (.[7] | tonumber),
+	 file: "\($dir)/\(.[0])-\(.[1])-r\(.[2]).txt"};
+
+# The database figures (input: every database_row, slurped): transactions
+# per second, p95 and p99 latency and CPU per transaction, per kernel,
+# flush method and device class, one sample per round (median).
+def database_figures($secs):
+	def cdesc: if . == "virtio" then "ext4 on the virtio scratch disk (a host file)"
+		   else "ext4 on dm-delay \(ltrimstr("delay")) ms per read and write over the virtio disk" end;
+	def fdesc: if . == "fsync" then "innodb_flush_method=fsync (buffered data files: the series' paths)"
+		   else "innodb_flush_method=O_DSYNC (MariaDB 10.11 opens the data files O_DIRECT: the comparison)" end;
+	group_by([.kind, .flush, .class]) | map(sort_by(.round)) | map(
+	  .[0] as $a | "\($a.kind)-\($a.flush)" as $s
+	  | {series: $s, group: $a.class, kernel: $a.release, stat: "median",
+	     config: "\($a.kind) kernel; MariaDB InnoDB over libaio (kernel.io_uring_disabled=2), 8 MiB buffer pool, one 30 MiB sysbench table; \($a.flush | fdesc); \($a.class | cdesc); sysbench oltp_read_write, 4 threads, \($secs) s, page cache dropped before each run",
+	     command: "ci/bench/bench-vm.sh --parts database --kernels \($a.kind)",
+	     samples_are: "one sysbench run per round; rounds interleave the flush methods", raw: map(.file)} as $b
+	  | ($b + {id: "database.\($s).\($a.class).tps", metric: "transactions per second", unit: "tps", digits: 1, samples: map(.tps)}),
+	    ($b + {id: "database.\($s).\($a.class).p95", metric: "latency p95 (sysbench)", unit: "ms", digits: 2, samples: map(.p95_ms)}),
+	    ($b + {id: "database.\($s).\($a.class).p99", metric: "latency p99 (sysbench histogram)", unit: "ms", digits: 2, samples: map(.p99_ms)}),
+	    ($b + {id: "database.\($s).\($a.class).cpu", metric: "guest CPU per transaction", unit: "ms", digits: 3, samples: map(.cpu_ms_per_txn)})
+	) | flatten;
+
+# Patched / stock per flush method, device class and figure (above 1 is
+# better for tps, below 1 for latency and CPU).
+def database_ratios($f):
+	($f | map({key: .id, value: .}) | from_entries) as $m
+	| [ $f[] | select(.id | startswith("database.stock-")) | .id
+	    | capture("^database\\.stock-(?<fl>[^.]+)\\.(?<c>[^.]+)\\.(?<m>[^.]+)$") as $x
+	    | {id: "database.ratio.\($x.fl).\($x.c).\($x.m).patched-vs-stock",
+	       num: "database.patched-\($x.fl).\($x.c).\($x.m)", den: .,
+	       note: "\({tps: "transactions per second", p95: "p95 latency", p99: "p99 latency", cpu: "CPU per transaction"}[$x.m]), patched / stock, innodb_flush_method=\($x.fl), \($x.c)"}
+	    | select($m[.num] != null and $m[.den].value != 0)
+	    | . + {value: ($m[.num].value / $m[.den].value | r3)} ];
+
+# The database table in markdown, one row per device class and flush
+# method (input: a database part file or bench.json; docs/benchmarks.md
+# and the README print it with ci/bench/database-table.jq).
+def database_table:
+	def v($id): (.figures | map(select(.id == $id)) | .[0].value) // null;
+	def f($d): if . == null then "?" else (. * pow(10; $d) | round / pow(10; $d) | tostring) end;
+	def x($n; $s): if $n != null and $s != null and $s != 0 then ($n / $s * 100 | round / 100 | tostring) + "x" else "?" end;
+	. as $p
+	| ($p.figures | map(select(.id | test("^database\\.stock-[^.]+\\.[^.]+\\.tps$"))) | map(.id | capture("^database\\.stock-(?<fl>[^.]+)\\.(?<c>[^.]+)\\.")) | unique | sort_by([.c, .fl])) as $R
+	| "| device | flush method | tps stock | tps patched | patched / stock | p95 ms stock / patched | p99 ms stock / patched | CPU per txn patched / stock |",
+	  "|---|---|---|---|---|---|---|---|",
+	  ($R[] as $r | "database.stock-\($r.fl).\($r.c)" as $s | "database.patched-\($r.fl).\($r.c)" as $q
+	   | "| \($r.c) | \($r.fl) | \($p | v("\($s).tps") | f(1)) | \($p | v("\($q).tps") | f(1)) | \(x($p | v("\($q).tps"); $p | v("\($s).tps"))) | \($p | v("\($s).p95") | f(1)) / \($p | v("\($q).p95") | f(1)) | \($p | v("\($s).p99") | f(1)) / \($p | v("\($q).p99") | f(1)) | \(x($p | v("\($q).cpu"); $p | v("\($s).cpu"))) |");
+
+# The database part's method; $env: the guest's env file of each kernel.
+def database_extra($rounds; $secs; $classes; $env):
+	{method: "QEMU TCG (wall-clock time: the host's load enters, hence rounds and medians), 2 vCPUs, 2 GiB, one boot per kernel; per device class ext4 made on the scratch disk, a datadir filled once (sysbench prepare, 100000 rows), then \($rounds) rounds of sysbench oltp_read_write (4 threads, \($secs) s) per innodb_flush_method, the page cache dropped and mariadbd restarted before each run; CPU per transaction = busy guest CPU time during the run / transactions; driver ci/db/db-bench-guest.sh. InnoDB's foreground page reads are synchronous preads: the series reaches only its read-ahead and page writes (fsync), and none of its O_DSYNC runs (O_DIRECT data files)",
+	 classes: ($classes | split(",")), guest: $env};
 
 # ------------------------------------------------------------ plots
 

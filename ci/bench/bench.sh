@@ -27,13 +27,14 @@
 #                load average sampled throughout.  About 5 minutes
 #   syncpath,    VM: run by ci/bench/bench-vm.sh PARTS_DIR on cached kernels
 #   fsaio-table, (it never builds one; a kernel not built makes its parts
-#   device-classes, skipped); all four skipped when that script is not in
-#   stap-cost    the checkout
+#   device-classes, skipped); all five skipped when that script is not in
+#   database,    the checkout
+#   stap-cost
 #
 # Environment:
 #   BENCH_PARTS="tracer load vm"  which to run: tracer, load, vm (every VM
 #                             part) or VM part names (syncpath fsaio-table
-#                             device-classes stap-cost); a part not run is
+#                             device-classes database stap-cost); a part not run is
 #                             recorded as skipped, or
 #   BENCH_BASE=FILE           taken over from FILE (a bench.json: e.g.
 #                             docs/bench/bench.json, to re-measure one part)
@@ -66,7 +67,7 @@ PAIRS=${BENCH_PAIRS:-8}
 SELECT=${BENCH_PARTS:-tracer load vm}
 FSAIO=$ROOT/fsaio
 SCHEMA=fsaio-bench/1
-VM_PARTS=(syncpath fsaio-table device-classes stap-cost)
+VM_PARTS=(syncpath fsaio-table device-classes database stap-cost)
 FILE_SIZE=128m		# the cached file: fits in memory, larger than the CPU caches
 # fio and the tracer run at this niceness, ahead of kernel builds (nice 10),
 # QEMU guests and other background work on a shared machine; in tracer.json.

@@ -93,6 +93,27 @@ check "classes_row, stapcost_row read a fio cell" bjq -e 'include "bench";
 	classes_row("stock"; "c"; "w"; 100; 8; "r"; 3; "f").clat_p50_us == 100
 	and stapcost_row("psync"; "bpf"; 1; 5; 0; "f").ios == 2001' "$T/fio.json"
 
+# The database part from two kernels' cells.tsv lines: a figure per
+# kernel x flush x class x metric, its samples in round order, and the
+# patched / stock ratios once fsaio bench stats has given the values.
+database() {
+	printf 'virtio\tfsync\t2\t300\t30.0\t40\t60\t2.0\nvirtio\tfsync\t1\t200\t20.0\t50\t70\t2.5\n' |
+		bjq -R -c 'include "bench"; split("\t") | database_row("stock"; "6.12"; "d")' >"$T/db.jsonl"
+	printf 'virtio\tfsync\t1\t400\t40.0\t25\t35\t1.0\n' |
+		bjq -R -c 'include "bench"; split("\t") | database_row("patched"; "6.12"; "d")' >>"$T/db.jsonl"
+	bjq -s 'include "bench"; database_figures("15")' "$T/db.jsonl" >"$T/dbf.json" &&
+		./fsaio bench stats "$T/dbf.json" &&
+		bjq -e 'length == 8 and (map(select(.id == "database.stock-fsync.virtio.tps"))[0]
+			| .samples == [20, 30] and .raw == ["d/virtio-fsync-r1.txt", "d/virtio-fsync-r2.txt"])' "$T/dbf.json" &&
+		bjq -n -e --slurpfile F "$T/dbf.json" 'include "bench"; database_ratios($F[0])
+			| length == 4 and (map(select(.id == "database.ratio.fsync.virtio.tps.patched-vs-stock"))[0]
+			| .value == 1.6 and .den == "database.stock-fsync.virtio.tps")' &&
+		bjq -c '{figures: .}' "$T/dbf.json" >"$T/dbp.json" &&
+		[[ $(jq -r -f ci/bench/database-table.jq "$T/dbp.json" | sed -n 3p) == \
+		   "| virtio | fsync | 25 | 40 | 1.6x | 45 / 25 | 65 / 35 | 0.44x |" ]]
+}
+check "database_row, database_figures, database_ratios, database-table.jq" database
+
 # The tracer part of three synthetic rounds per engine, one sweep run.
 tracer() {
 	local e m p
