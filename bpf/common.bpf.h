@@ -302,4 +302,37 @@ static __always_inline struct sys_state *sys_state_get(__u32 tid)
 	return bpf_map_lookup_elem(&sys_states, &tid);
 }
 
+/*
+ * NESTED_PAIR(SEC, NAME, HOOK, CTX_T, EVENT): the programs of a hook that
+ * interrupts reach (maps.bpf.h nest_active): NAME runs EVENT(ctx) with
+ * its nest_active[HOOK] flag set on this CPU; NAME_nested, attached
+ * beside it, runs EVENT(ctx) only while that flag is set, i.e. for an
+ * event that came while NAME ran here, which the kernel skipped NAME for.
+ */
+#define NESTED_PAIR(sec, name, hook, ctx_t, event)				\
+SEC(sec)								\
+int name(ctx_t ctx)							\
+{									\
+	__u32 k = (hook), *on = bpf_map_lookup_elem(&nest_active, &k);	\
+									\
+	if (on)								\
+		*on = 1;						\
+	event(ctx);							\
+	if (on)								\
+		*on = 0;						\
+	return 0;							\
+}									\
+									\
+SEC(sec)								\
+int name##_nested(ctx_t ctx)						\
+{									\
+	__u32 k = (hook), *on = bpf_map_lookup_elem(&nest_active, &k);	\
+									\
+	if (!on || !*on)						\
+		return 0;						\
+	__sync_fetch_and_add(&nest_caught, 1);				\
+	event(ctx);							\
+	return 0;							\
+}
+
 #endif /* FSAIO_COMMON_BPF_H */

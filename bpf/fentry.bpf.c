@@ -219,31 +219,13 @@ static __always_inline void aio_complete_event(struct kiocb *kiocb, long res)
 	rec_submit(r);
 }
 
-SEC("fentry/aio_complete_rw")
-int BPF_PROG(fsaio_fentry_aio_complete, struct kiocb *kiocb, long res)
+static __always_inline void aio_complete_ctx(unsigned long long *ctx)
 {
-	__u32 k = NEST_AIO_COMPLETE, *on = bpf_map_lookup_elem(&nest_active, &k);
-
-	if (on)
-		*on = 1;
-	aio_complete_event(kiocb, res);
-	if (on)
-		*on = 0;
-	return 0;
+	aio_complete_event((struct kiocb *)ctx[0], (long)ctx[1]);
 }
 
-/* An O_DIRECT request's completion in an interrupt that came while the
- * program above ran on this CPU (a buffered one's, completing inside
- * io_submit): the kernel skipped that program, this one sends the COMPLETE
- * (maps.bpf.h nest_active). */
-SEC("fentry/aio_complete_rw")
-int BPF_PROG(fsaio_fentry_aio_complete_nested, struct kiocb *kiocb, long res)
-{
-	__u32 k = NEST_AIO_COMPLETE, *on = bpf_map_lookup_elem(&nest_active, &k);
-
-	if (!on || !*on)
-		return 0;
-	__sync_fetch_and_add(&nest_caught, 1);
-	aio_complete_event(kiocb, res);
-	return 0;
-}
+/* fsaio_fentry_aio_complete, and its _nested for an O_DIRECT request's
+ * completion in an interrupt that came while it ran on this CPU (a
+ * buffered one's, completing inside io_submit) */
+NESTED_PAIR("fentry/aio_complete_rw", fsaio_fentry_aio_complete, NEST_AIO_COMPLETE,
+	    unsigned long long *, aio_complete_ctx)

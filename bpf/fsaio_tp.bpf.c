@@ -187,21 +187,24 @@ int fsaio_tp_retry(struct bpf_raw_tracepoint_args *ctx)
 }
 
 /* fsaio_wake(req, iocb, wait, deferred) */
-SEC("raw_tp/fsaio_wake")
-int fsaio_tp_wake(struct bpf_raw_tracepoint_args *ctx)
+static __always_inline void wake_event(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct fsaio_record *r = fsaio_req_reserve(FSAIO_EV_WAKE, ctx->args[0], NULL);
 
 	if (!r)
-		return 0;
+		return;
 	r->site = fsaio_wait_site((__u32)ctx->args[2]);
 	r->arg0 = (__u32)ctx->args[2];
 	r->arg1 = (__u8)ctx->args[3];
 	if (fsaio_wait_entry_queued(ctx->args[0]))
 		r->flags |= FSAIO_F_STILL_QUEUED;
 	rec_submit(r);
-	return 0;
 }
+
+/* a read's completion unlocks folios in interrupts, which can come while
+ * this program runs for a wake in a task: its _nested catches those */
+NESTED_PAIR("raw_tp/fsaio_wake", fsaio_tp_wake, NEST_FSAIO_WAKE,
+	    struct bpf_raw_tracepoint_args *, wake_event)
 
 
 static __always_inline void worker_runs(__u64 req)
@@ -299,8 +302,7 @@ int BPF_PROG(fsaio_fentry_fsync, struct file *file, loff_t start, loff_t end, in
 }
 
 /* fsaio_complete(req, iocb, data, res, retries) */
-SEC("raw_tp/fsaio_complete")
-int fsaio_tp_complete(struct bpf_raw_tracepoint_args *ctx)
+static __always_inline void complete_event(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 req = ctx->args[0];
 	struct aio_req_info *info = fsaio_req_info(req);
@@ -325,5 +327,10 @@ int fsaio_tp_complete(struct bpf_raw_tracepoint_args *ctx)
 		bpf_map_update_elem(&aio_done, &req, &done, BPF_ANY);
 		bpf_map_delete_elem(&aio_reqs, &req);
 	}
-	return 0;
 }
+
+/* an O_DIRECT request completes in an interrupt, which can come while
+ * this program runs for a buffered one's completion in a task: its
+ * _nested catches those */
+NESTED_PAIR("raw_tp/fsaio_complete", fsaio_tp_complete, NEST_FSAIO_COMPLETE,
+	    struct bpf_raw_tracepoint_args *, complete_event)

@@ -124,6 +124,9 @@ FSAIO_GLOBAL struct {
 enum fsaio_nest_hook {
 	NEST_AIO_COMPLETE,	/* fentry aio_complete_rw: a direct or
 				 * block-completed aio read or write */
+	NEST_FSAIO_COMPLETE,	/* the patched kernel's fsaio_complete */
+	NEST_FSAIO_WAKE,	/* ... and fsaio_wake (a folio unlocked by
+				 * a read's completion) */
 	NEST__COUNT,
 };
 

@@ -52,6 +52,7 @@ for class in "$@"; do
 		dm=fsaio-dbbench
 		dmsetup create $dm --table "0 $(blockdev --getsz "$dev") delay $dev 0 ${class#delay}" ||
 			die "dm-delay over $dev failed"
+		dmsetup mknodes $dm 2>/dev/null	# no udev in the guest
 		d=/dev/mapper/$dm ;;
 	*) usage_error "unknown class '$class' (virtio, delayN)" ;;
 	esac

@@ -77,15 +77,17 @@ static const struct prog_desc progs[] = {	/* one table, read by both files */
 	{ "fsaio_tp_submit", PK_FSAIO_TP, "fsaio", "fsaio_submit", FEAT_FSAIO_TP },
 	{ "fsaio_tp_retry", PK_FSAIO_TP, "fsaio", "fsaio_retry", FEAT_FSAIO_TP },
 	{ "fsaio_tp_wake", PK_FSAIO_TP, "fsaio", "fsaio_wake", FEAT_FSAIO_TP },
+	{ "fsaio_tp_wake_nested", PK_FSAIO_TP, "fsaio", "fsaio_wake", FEAT_FSAIO_TP },
 	{ "fsaio_tp_resume", PK_FSAIO_TP, "fsaio", "fsaio_resume", FEAT_FSAIO_TP },
 	{ "fsaio_tp_punt", PK_FSAIO_TP, "fsaio", "fsaio_punt", FEAT_FSAIO_TP },
 	{ "fsaio_tp_complete", PK_FSAIO_TP, "fsaio", "fsaio_complete", FEAT_FSAIO_TP },
+	{ "fsaio_tp_complete_nested", PK_FSAIO_TP, "fsaio", "fsaio_complete", FEAT_FSAIO_TP },
 	{ "fsaio_fexit_get_pages", PK_FENTRY, NULL, "filemap_get_pages", FEAT_FEXIT_GET_PAGES, true },
 	{ "fsaio_fentry_async_buf", PK_FENTRY, NULL, "io_async_buf_func", FEAT_FENTRY_ASYNC_BUF },
 	/* the resume half of the wake/resume pair: FEAT_FENTRY_ASYNC_BUF needs both */
 	{ "fsaio_fentry_io_read", PK_FENTRY, NULL, "io_read", FEAT_FENTRY_ASYNC_BUF },
 	{ "fsaio_fentry_aio_complete", PK_FENTRY, NULL, "aio_complete_rw", FEAT_FENTRY_AIO_COMPLETE },
-	/* after it: runs what an interrupt brings while it runs (nest_active) */
+	/* beside it: runs what an interrupt brings while it runs (nest_active) */
 	{ "fsaio_fentry_aio_complete_nested", PK_FENTRY, NULL, "aio_complete_rw",
 	  FEAT_FENTRY_AIO_COMPLETE },
 	{ "fsaio_fentry_fsync", PK_FENTRY, NULL, "vfs_fsync_range", FEAT_FENTRY_FSYNC },
