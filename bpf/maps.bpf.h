@@ -117,7 +117,7 @@ FSAIO_GLOBAL struct {
 /* A program is not run on a CPU where it is already running (the kernel
  * counts the run as one of its recursion_misses): an interrupt that hits
  * its hook meanwhile would lose its event.  A hook reached from
- * interrupts has a second program, attached after the first, that runs
+ * interrupts has a second program beside the first (either order), that runs
  * the event only while the first is active on its CPU (nest_active[hook],
  * per CPU, set by the first), and counts it here: those misses were
  * caught (harness/live/tracer.c prog_misses()). */
