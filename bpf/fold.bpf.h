@@ -17,11 +17,12 @@ static __always_inline struct fsaio_fold_req *fold_slot_of(__u64 req)
 	return &fold_slots[fsaio_fold_slot(req) & (FSAIO_FOLD_SLOTS - 1)];
 }
 
-/* Send a record built from a kept request: its SUBMIT, a note
- * (FSAIO_FOLD_SEND_PUNT, _LINK_FAIL) or a folded CQE (FSAIO_FOLD_SEND_CQE). */
-static __always_inline void fold_send_one(const struct fsaio_fold_req *f, int what)
+/* Send a record built from a kept request, numbered seq: its SUBMIT, a
+ * note (FSAIO_FOLD_SEND_PUNT, _LINK_FAIL), a folded CQE
+ * (FSAIO_FOLD_SEND_CQE). */
+static __always_inline void fold_send_one(const struct fsaio_fold_req *f, int what, __u64 seq)
 {
-	struct fsaio_record *r = ring_reserve(FSAIO_RECORD_SHORT);
+	struct fsaio_record *r = ring_reserve_numbered(FSAIO_RECORD_SHORT);
 
 	if (!r)
 		return;
@@ -33,44 +34,73 @@ static __always_inline void fold_send_one(const struct fsaio_fold_req *f, int wh
 	else
 		fsaio_fold_note_record(r, f, what >> 4);
 	r->version = FSAIO_RECORD_VERSION;
-	r->seq = __sync_fetch_and_add(&fsaio_seq, 1) + 1;
+	r->seq = seq;
 	rec_submit(r);
 }
 
 /* What the state machine says to send (FSAIO_FOLD_SEND_*), from its
- * snapshot; a folded lifecycle sent after all is uncounted. */
+ * snapshot, numbered snap->seq + 1 on; a folded lifecycle sent after all
+ * is uncounted. */
 static __always_inline void fold_send(int what, const struct fsaio_fold_req *snap)
 {
 	struct fsaio_fold_counts *c;
+	__u64 seq;
 	__u32 zero = 0;
 
 	if (what <= 0)
+		return;	/* *snap was not written */
+	seq = snap->seq;
+	if (what & FSAIO_FOLD_SEND_VOID) {
+		send_voids(seq, fsaio_fold_nrecords(what), snap->req);
 		return;
+	}
 	if (what & FSAIO_FOLD_SEND_SUBMIT)
-		fold_send_one(snap, FSAIO_FOLD_SEND_SUBMIT);
+		fold_send_one(snap, FSAIO_FOLD_SEND_SUBMIT, ++seq);
 	if (what & FSAIO_FOLD_SEND_PUNT)
-		fold_send_one(snap, FSAIO_FOLD_SEND_PUNT);
+		fold_send_one(snap, FSAIO_FOLD_SEND_PUNT, ++seq);
 	if (what & FSAIO_FOLD_SEND_LINK_FAIL)
-		fold_send_one(snap, FSAIO_FOLD_SEND_LINK_FAIL);
+		fold_send_one(snap, FSAIO_FOLD_SEND_LINK_FAIL, ++seq);
 	if (what & FSAIO_FOLD_SEND_CQE) {
-		fold_send_one(snap, FSAIO_FOLD_SEND_CQE);
+		fold_send_one(snap, FSAIO_FOLD_SEND_CQE, ++seq);
 		c = bpf_map_lookup_elem(&fold_counts, &zero);
 		if (c)
 			fsaio_fold_uncount(c, snap);
 	}
-	if (what & FSAIO_FOLD_SEND_SUBMIT)	/* a promote: its records are out */
-		fsaio_fold_sent(&fold_slot_of(snap->req)->state, snap->state);
 }
+
+/*
+ * Ask the state machine (an expression: fsaio_fold_promote() or one that
+ * promotes on its way, answering into *snap); a lost race's numbers go as
+ * VOID records, and it is asked once more (FSAIO_FOLD_TRIES in all).  Lost
+ * again (the slot kept moving under it): the record that follows may come
+ * before the request's SUBMIT, a loss.  Its last answer into `what`.
+ */
+#define FOLD_LOST(what)	((what) > 0 && ((what) & FSAIO_FOLD_SEND_VOID))
+#define FOLD_ASK(what, ask, snap)					\
+	do {								\
+		(what) = (ask);						\
+		if (FOLD_LOST(what)) {					\
+			send_voids((snap)->seq, fsaio_fold_nrecords(what), (snap)->req); \
+			(what) = (ask);					\
+		}							\
+		if (FOLD_LOST(what)) {					\
+			send_voids((snap)->seq, fsaio_fold_nrecords(what), (snap)->req); \
+			count_drops(FSAIO_DROP_FOLD_RACE, 1);		\
+			(what) = 0;					\
+		}							\
+	} while (0)
 
 /* Something is said about req besides its submit and a plain final CQE:
  * its kept SUBMIT goes first, then everything flows as records. */
 static __always_inline void fold_promote(__u64 req)
 {
 	struct fsaio_fold_req snap;
+	int what;
 
 	if (!fold || !req)
 		return;
-	fold_send(fsaio_fold_promote(fold_slot_of(req), req, &snap), &snap);
+	FOLD_ASK(what, fsaio_fold_promote(fold_slot_of(req), req, &snap, &fsaio_seq), &snap);
+	fold_send(what, &snap);
 }
 
 /* Promote the kept submits of a ring (an overflowed CQE names its request
@@ -84,10 +114,13 @@ struct fold_walk {
 static long fold_walk_one(__u32 i, struct fold_walk *w)
 {
 	struct fsaio_fold_req *f = &fold_slots[i & (FSAIO_FOLD_SLOTS - 1)], snap;
+	int what;
 
 	if (FSAIO_FOLD_ST(f->state) == FSAIO_FOLD_PENDING &&
-	    ((w->ring && f->ring == w->ring) || (w->tgid && f->tgid == w->tgid)))
-		fold_send(fsaio_fold_promote(f, 0, &snap), &snap);
+	    ((w->ring && f->ring == w->ring) || (w->tgid && f->tgid == w->tgid))) {
+		FOLD_ASK(what, fsaio_fold_promote(f, 0, &snap, &fsaio_seq), &snap);
+		fold_send(what, &snap);
+	}
 	return 0;
 }
 
@@ -112,13 +145,17 @@ static __always_inline bool fold_submit(__u64 ring, __u64 req, __u64 user_data,
 	f = fold_slot_of(req);
 	if (!fsaio_fold_submit_ok(rflags)) {
 		/* its records flow: what the slot kept of this req goes first */
-		if (FSAIO_FOLD_ST(f->state) == FSAIO_FOLD_PENDING)
-			fold_send(fsaio_fold_promote(f, req, &snap), &snap);
-		else
+		if (FSAIO_FOLD_ST(f->state) == FSAIO_FOLD_PENDING) {
+			FOLD_ASK(send, fsaio_fold_promote(f, req, &snap, &fsaio_seq), &snap);
+			fold_send(send, &snap);
+		} else {
 			fsaio_fold_forget(f, req);
+		}
 		return false;
 	}
-	w = fsaio_fold_take(f, req, &snap, &send);
+	/* an eviction that lost the slot: its numbers go void, the new
+	 * submit as a record */
+	w = fsaio_fold_take(f, req, &snap, &send, &fsaio_seq);
 	if (send == FSAIO_FOLD_ENDED_NO_CQE) {
 		struct fsaio_fold_counts *c;
 		__u32 zero = 0;
@@ -168,7 +205,8 @@ static __always_inline bool fold_cqe(__u64 req, __s32 res, __u32 cflags, __u8 rf
 		c->e[FSAIO_ENGINE_IO_URING].more_cqes++;
 		return true;
 	}
-	what = fsaio_fold_on_cqe(fold_slot_of(req), req, res, cflags, rflags, &snap);
+	FOLD_ASK(what, fsaio_fold_on_cqe(fold_slot_of(req), req, res, cflags, rflags, &snap,
+					 &fsaio_seq), &snap);
 	if (what == FSAIO_FOLD_DROPPED)
 		return true;
 	if (what < 0) {
@@ -191,7 +229,8 @@ static __always_inline bool fold_note(__u64 req, __u64 note, __u8 arg)
 
 	if (!fold || !req)
 		return false;
-	what = fsaio_fold_on_note(fold_slot_of(req), req, note, arg, &snap);
+	FOLD_ASK(what, fsaio_fold_on_note(fold_slot_of(req), req, note, arg, &snap, &fsaio_seq),
+		 &snap);
 	if (what < 0)
 		return true;
 	fold_send(what, &snap);

@@ -19,6 +19,7 @@
 #define FSAIO_FOLD_AIO_BPF_H
 
 #include "common.bpf.h"
+#include "fold.bpf.h"	/* FOLD_ASK */
 #include "fsaio_fold_aio.h"
 
 /* fold_aio, behind the constant fold: the verifier drops the folding
@@ -56,9 +57,9 @@ static __always_inline bool fold_aio_batch_closed(__u32 pid, __s32 batch)
 }
 
 static __always_inline void fold_aio_send_one(const struct fsaio_fold_aio *f, __u16 type,
-					      bool accepted)
+					      bool accepted, __u64 seq)
 {
-	struct fsaio_record *r = ring_reserve(FSAIO_RECORD_SHORT);
+	struct fsaio_record *r = ring_reserve_numbered(FSAIO_RECORD_SHORT);
 
 	if (!r)
 		return;
@@ -68,31 +69,36 @@ static __always_inline void fold_aio_send_one(const struct fsaio_fold_aio *f, __
 	else
 		fsaio_fold_aio_end_record(r, f, type == FSAIO_EV_COMPLETE);
 	r->version = FSAIO_RECORD_VERSION;
-	r->seq = __sync_fetch_and_add(&fsaio_seq, 1) + 1;
+	r->seq = seq;
 	rec_submit(r);
 }
 
-/* What the state machine says to send (FSAIO_FOLD_SEND_*), from *snap;
- * a folded lifecycle sent after all is uncounted. */
+/* What the state machine says to send (FSAIO_FOLD_SEND_*), from *snap,
+ * numbered snap->seq + 1 on; a folded lifecycle sent after all is
+ * uncounted. */
 static __always_inline void fold_aio_send(int what, const struct fsaio_fold_aio *snap)
 {
 	struct fsaio_fold_engine *c;
+	__u64 seq;
 
 	if (what <= 0)
+		return;	/* *snap was not written */
+	seq = snap->seq;
+	if (what & FSAIO_FOLD_SEND_VOID) {
+		send_voids(seq, fsaio_fold_nrecords(what), snap->req);
 		return;
+	}
 	if (what & FSAIO_FOLD_SEND_SUBMIT)
 		fold_aio_send_one(snap, FSAIO_EV_SUBMIT,
-				  fold_aio_batch_closed(snap->pid, snap->batch));
+				  fold_aio_batch_closed(snap->pid, snap->batch), ++seq);
 	if (what & FSAIO_FOLD_SEND_KCQE)
-		fold_aio_send_one(snap, FSAIO_EV_COMPLETE, false);
+		fold_aio_send_one(snap, FSAIO_EV_COMPLETE, false, ++seq);
 	if (what & FSAIO_FOLD_SEND_REAP) {
-		fold_aio_send_one(snap, FSAIO_EV_REAP, false);
+		fold_aio_send_one(snap, FSAIO_EV_REAP, false, ++seq);
 		c = fold_aio_counts();
 		if (c)
 			fsaio_fold_aio_uncount(c, snap);
 	}
-	if (what & FSAIO_FOLD_SEND_SUBMIT)	/* a promote: its records are out */
-		fsaio_fold_sent(&fold_aio_slot_of(snap->tgid, snap->req)->state, snap->state);
 }
 
 /* Something is said about (tgid, req) besides a plain lifecycle: what was
@@ -100,11 +106,13 @@ static __always_inline void fold_aio_send(int what, const struct fsaio_fold_aio 
 static __always_inline void fold_aio_promote(__u32 tgid, __u64 req)
 {
 	struct fsaio_fold_aio snap;
+	int what;
 
 	if (!fold_aio_on() || !req)
 		return;
-	fold_aio_send(fsaio_fold_aio_promote(fold_aio_slot_of(tgid, req), tgid, req, &snap),
-		      &snap);
+	FOLD_ASK(what, fsaio_fold_aio_promote(fold_aio_slot_of(tgid, req), tgid, req, &snap,
+					      &fsaio_seq), &snap);
+	fold_aio_send(what, &snap);
 }
 
 /* Send the kept submits of a process (tgid), of one of its contexts
@@ -120,12 +128,15 @@ struct fold_aio_walk {
 static long fold_aio_walk_one(__u32 i, struct fold_aio_walk *w)
 {
 	struct fsaio_fold_aio *f = &fold_aio_slots[i & (FSAIO_FOLD_AIO_SLOTS - 1)], snap;
+	int what;
 
 	if (!fsaio_fold_aio_kept(FSAIO_FOLD_ST(f->state)))
 		return 0;
 	if (w->pid ? f->pid == w->pid && f->batch == w->batch :
-		     f->tgid == w->tgid && (!w->ring || f->ring == w->ring))
-		fold_aio_send(fsaio_fold_aio_promote(f, 0, 0, &snap), &snap);
+		     f->tgid == w->tgid && (!w->ring || f->ring == w->ring)) {
+		FOLD_ASK(what, fsaio_fold_aio_promote(f, 0, 0, &snap, &fsaio_seq), &snap);
+		fold_aio_send(what, &snap);
+	}
 	return 0;
 }
 
@@ -167,7 +178,9 @@ static __always_inline bool fold_aio_submit(struct sys_state *s, const struct fo
 	if (!fold_aio_on() || !s->fold_batch)
 		return false;
 	f = fold_aio_slot_of(tgid, n->req);
-	w = fsaio_fold_aio_take(f, tgid, n->req, &snap, &send);
+	/* an eviction that lost the slot: its numbers go void, the new
+	 * submit as a record */
+	w = fsaio_fold_aio_take(f, tgid, n->req, &snap, &send, &fsaio_seq);
 	fold_aio_send(send, &snap);
 	if (!w) {
 		fsaio_fold_aio_forget(f, tgid, n->req);
@@ -226,7 +239,8 @@ static __always_inline bool fold_aio_kcomplete(__u32 tgid, __u64 req, __s32 res)
 
 	if (fold_aio_on() != FOLD_AIO_KCOMPLETE || !req)
 		return false;
-	what = fsaio_fold_aio_on_kcomplete(fold_aio_slot_of(tgid, req), tgid, req, res, &snap);
+	FOLD_ASK(what, fsaio_fold_aio_on_kcomplete(fold_aio_slot_of(tgid, req), tgid, req, res,
+						   &snap, &fsaio_seq), &snap);
 	if (what < 0)
 		return true;
 	fold_aio_send(what, &snap);
@@ -242,8 +256,9 @@ static __always_inline bool fold_aio_reap(__u32 tgid, __u64 req, __s32 res)
 
 	if (!fold_aio_on() || !req)
 		return false;
-	what = fsaio_fold_aio_on_reap(fold_aio_slot_of(tgid, req), tgid, req, res,
-				      fold_aio_on() == FOLD_AIO_KCOMPLETE, &snap);
+	FOLD_ASK(what, fsaio_fold_aio_on_reap(fold_aio_slot_of(tgid, req), tgid, req, res,
+					      fold_aio_on() == FOLD_AIO_KCOMPLETE, &snap,
+					      &fsaio_seq), &snap);
 	if (what < 0) {
 		c = fold_aio_counts();
 		if (c)

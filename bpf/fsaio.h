@@ -56,7 +56,9 @@ enum fsaio_engine {
  * table): no record without a reader.  0: written by the harness, or
  * retired (nothing read it; logs recorded before may still hold it and
  * readers skip it).
- * A new type is a row here (and FSAIO_RECORD_VERSION bumped), the program
+ * A new type is a row here with the next value (FSAIO_RECORD_VERSION is
+ * bumped when the layout or a field's meaning changes; an older reader
+ * rejects a new type as unknown), the program
  * that emits it (bpf/<source>.bpf.c), its handler in the checker
  * (harness/core/checker.c) and a unit test (tests/unit/).
  *
@@ -145,7 +147,13 @@ enum fsaio_engine {
 	 * priority left (FSAIO_KEPT_IOPRIO).  Only emitted when something \
 	 * was kept: the next, unrelated work item of that kworker would run \
 	 * with it.  Sent when aggregating: an anomaly */		\
-	X(WORKER_KEPT,	18, "worker_kept",	1, 1)
+	X(WORKER_KEPT,	18, "worker_kept",	1, 1)				\
+	/* a number and no event: a fold promote numbers its records before \
+	 * it claims its slot, and one that lost the slot to another CPU \
+	 * sends its numbers as VOID records (bpf/fsaio_fold.h).  req and \
+	 * the submitter's fields: the kept request it was for.  The	\
+	 * checker only counts it: it fills its seq */			\
+	X(VOID,		19, "void",		0, 1)
 
 enum fsaio_event_type {
 #define FSAIO_EV_ENUM(id, val, name, agg, sent) FSAIO_EV_##id = val,
@@ -182,6 +190,10 @@ enum fsaio_drop {
 					 * was already running on that CPU when
 					 * an interrupt hit its hook (counted by
 					 * the kernel: recursion_misses) */
+	FSAIO_DROP_FOLD_RACE = 5,	/* a fold promote that lost its slot to
+					 * other CPUs FSAIO_FOLD_TRIES times: the
+					 * record after it may precede the
+					 * request's SUBMIT */
 	FSAIO_DROP__COUNT,
 };
 

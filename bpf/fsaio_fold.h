@@ -55,12 +55,10 @@ enum fsaio_fold_state {
 	FSAIO_FOLD_DONE,	/* folded: submit and final CQE counted */
 	FSAIO_FOLD_BUSY,	/* being written by a takeover */
 };
-/* Promoted, and what it kept still being sent by the CPU that promoted
- * it: another CPU's record about the same request waits for those
- * (fsaio_fold_wait_sent), or its lower seq would put it before them.  The
- * sender makes it PROMOTED once they are out (fsaio_fold_sent). */
-#define FSAIO_FOLD_SENDING	(FSAIO_FOLD_BUSY + 2)
-#define FSAIO_FOLD_SEND_WAIT	256	/* polls of a SENDING word, at most */
+/* How often a promote is tried when it loses its slot's compare-and-swap
+ * to another CPU (fsaio_fold_promote): a loss needs another change of the
+ * slot inside the few instructions between its read and its swap. */
+#define FSAIO_FOLD_TRIES	2
 #define FSAIO_FOLD_ST(w)	((__u32)((w) & 0x0f))
 #define FSAIO_FOLD_WORD(w, st)	(((w) & ~0x0full) | (st))	/* notes kept */
 /* Notes of a kept io_uring request, which the checker reads only as
@@ -85,6 +83,8 @@ struct fsaio_fold_req {
 	__u8 opcode;
 	__u8 punt_hashed;	/* FSAIO_FOLD_F_PUNTED: the PUNT's arg2 */
 	char comm[FSAIO_COMM_LEN];
+	__u64 seq;		/* a promote's snapshot: its records are
+				 * numbered seq + 1 on (fsaio_fold_promote) */
 };
 
 FSAIO_INLINE __u32 fsaio_fold_slot(__u64 req)
@@ -175,45 +175,75 @@ FSAIO_INLINE int fsaio_fold_cqe_more(__u32 cflags, __u8 rflags, __u8 opcode)
 /* and, from the notes of the state word (io_uring), in this order: */
 #define FSAIO_FOLD_SEND_PUNT	(FSAIO_FOLD_F_PUNTED << 4)
 #define FSAIO_FOLD_SEND_LINK_FAIL (FSAIO_FOLD_F_LINK_FAILED << 4)
+/* The promote lost its slot to another CPU: the numbers it took go as
+ * VOID records, and the caller asks again (FSAIO_FOLD_TRIES in all). */
+#define FSAIO_FOLD_SEND_VOID	0x2000
+/* and libaio's (fsaio_fold_aio.h): */
+#define FSAIO_FOLD_SEND_KCQE	4	/* its folded kernel COMPLETE */
+#define FSAIO_FOLD_SEND_REAP	8	/* its folded REAP (a DONE lifecycle) */
 
-/* The state word *state, once no longer SENDING (or after
- * FSAIO_FOLD_SEND_WAIT polls: a sender preempted that long is rare). */
-FSAIO_INLINE __u64 fsaio_fold_wait_sent(const __u64 *state)
+/* How many records a promote's answer stands for (VOID ones included). */
+FSAIO_INLINE __u32 fsaio_fold_nrecords(int what)
 {
-	__u64 w = *(const volatile __u64 *)state;
-	int i;
-
-	for (i = 0; i < FSAIO_FOLD_SEND_WAIT && FSAIO_FOLD_ST(w) == FSAIO_FOLD_SENDING; i++)
-		w = *(const volatile __u64 *)state;
-	return w;
+	return !!(what & FSAIO_FOLD_SEND_SUBMIT) + !!(what & FSAIO_FOLD_SEND_CQE) +
+	       !!(what & FSAIO_FOLD_SEND_KCQE) + !!(what & FSAIO_FOLD_SEND_REAP) +
+	       !!(what & FSAIO_FOLD_SEND_PUNT) + !!(what & FSAIO_FOLD_SEND_LINK_FAIL);
 }
 
-/* The records of what a promote returned are out: SENDING -> PROMOTED,
- * unless the slot was taken over meanwhile (another generation).  old:
- * the word the promote read (its snapshot's). */
-FSAIO_INLINE void fsaio_fold_sent(__u64 *state, __u64 old)
+/*
+ * A promote's second half, for both tables: number the records of `what`
+ * (snap->seq + 1 on, from the sequence counter *seq), then make the slot
+ * PROMOTED if it still holds the word w the snapshot was taken with.
+ *
+ * The numbers come before the swap: anything said about the request on
+ * any CPU after it finds the slot PROMOTED (or taken by another request)
+ * is numbered later, so the checker reads it after the SUBMIT, even when
+ * this CPU is interrupted, or its vCPU descheduled, before the records are
+ * written.  A lost swap (another CPU moved, promoted or took the slot
+ * first) leaves the numbers taken: they go as VOID records.
+ */
+FSAIO_INLINE int fsaio_fold_number_and_swap(__u64 *state, __u64 w, int what, __u64 *snap_seq,
+					    __u64 *seq)
 {
-	__sync_val_compare_and_swap(state, FSAIO_FOLD_WORD(old, FSAIO_FOLD_SENDING),
-				    FSAIO_FOLD_WORD(old, FSAIO_FOLD_PROMOTED));
+	*snap_seq = __sync_fetch_and_add(seq, fsaio_fold_nrecords(what));
+	if (__sync_val_compare_and_swap(state, w, FSAIO_FOLD_WORD(w, FSAIO_FOLD_PROMOTED)) != w)
+		return what | FSAIO_FOLD_SEND_VOID;
+	return what;
 }
 
-/* Promote f if it is req's (req 0: whoever's it is); *snap what to send.
- * The slot is SENDING until the caller has sent it (fsaio_fold_sent). */
-FSAIO_INLINE int fsaio_fold_promote(struct fsaio_fold_req *f, __u64 req,
-				    struct fsaio_fold_req *snap)
+/* A promote's first half: what to send of f if it keeps req (req 0:
+ * whoever's it is), read into *snap with the word it had (*w); 0 if
+ * nothing, FSAIO_FOLD_SEND_VOID (no records) if f changed while read. */
+FSAIO_INLINE int fsaio_fold_promote_read(struct fsaio_fold_req *f, __u64 req,
+					 struct fsaio_fold_req *snap, __u64 *w)
 {
-	__u64 w = fsaio_fold_wait_sent(&f->state);
-	__u32 st = FSAIO_FOLD_ST(w);
+	__u32 st;
 
+	*w = f->state;
+	st = FSAIO_FOLD_ST(*w);
 	if (st != FSAIO_FOLD_PENDING && st != FSAIO_FOLD_DONE)
 		return 0;
 	*snap = *f;
-	if ((req && snap->req != req) || snap->state != w ||
-	    __sync_val_compare_and_swap(&f->state, w,
-					FSAIO_FOLD_WORD(w, FSAIO_FOLD_SENDING)) != w)
+	if (req && snap->req != req)
 		return 0;
+	if (snap->state != *w)
+		return FSAIO_FOLD_SEND_VOID;
 	return FSAIO_FOLD_SEND_SUBMIT | (st == FSAIO_FOLD_DONE ? FSAIO_FOLD_SEND_CQE : 0) |
-	       (__u32)((w & (FSAIO_FOLD_F_PUNTED | FSAIO_FOLD_F_LINK_FAILED)) << 4);
+	       (__u32)((*w & (FSAIO_FOLD_F_PUNTED | FSAIO_FOLD_F_LINK_FAILED)) << 4);
+}
+
+/* Promote f if it is req's (req 0: whoever's it is): what to send from
+ * *snap, its records numbered from *seq before the slot became PROMOTED;
+ * with FSAIO_FOLD_SEND_VOID, another CPU changed the slot first. */
+FSAIO_INLINE int fsaio_fold_promote(struct fsaio_fold_req *f, __u64 req,
+				    struct fsaio_fold_req *snap, __u64 *seq)
+{
+	__u64 w;
+	int what = fsaio_fold_promote_read(f, req, snap, &w);
+
+	if (what <= 0 || what == FSAIO_FOLD_SEND_VOID)
+		return what;
+	return fsaio_fold_number_and_swap(&f->state, w, what, &snap->seq, seq);
 }
 
 /* A punt to io-wq (note FSAIO_FOLD_F_PUNTED, arg: hashed) or a failed
@@ -221,7 +251,7 @@ FSAIO_INLINE int fsaio_fold_promote(struct fsaio_fold_req *f, __u64 req,
  * kept request (-1, nothing sent), or what to send from *snap before the
  * event's own record (a second note of the same kind is sent). */
 FSAIO_INLINE int fsaio_fold_on_note(struct fsaio_fold_req *f, __u64 req, __u64 note,
-				    __u8 arg, struct fsaio_fold_req *snap)
+				    __u8 arg, struct fsaio_fold_req *snap, __u64 *seq)
 {
 	__u64 w = f->state;
 
@@ -233,7 +263,7 @@ FSAIO_INLINE int fsaio_fold_on_note(struct fsaio_fold_req *f, __u64 req, __u64 n
 		if (f->req == req && __sync_val_compare_and_swap(&f->state, w, w | note) == w)
 			return -1;
 	}
-	return fsaio_fold_promote(f, req, snap);
+	return fsaio_fold_promote(f, req, snap, seq);
 }
 
 /* A CQE of req (rflags: its record's flags): folded (-1: count it, send
@@ -242,7 +272,8 @@ FSAIO_INLINE int fsaio_fold_on_note(struct fsaio_fold_req *f, __u64 req, __u64 n
  * record. */
 #define FSAIO_FOLD_DROPPED	(-2)
 FSAIO_INLINE int fsaio_fold_on_cqe(struct fsaio_fold_req *f, __u64 req, __s32 res,
-				   __u32 cflags, __u8 rflags, struct fsaio_fold_req *snap)
+				   __u32 cflags, __u8 rflags, struct fsaio_fold_req *snap,
+				   __u64 *seq)
 {
 	__u64 w = f->state;
 
@@ -260,18 +291,15 @@ FSAIO_INLINE int fsaio_fold_on_cqe(struct fsaio_fold_req *f, __u64 req, __s32 re
 			return -1;
 		}
 	}
-	return fsaio_fold_promote(f, req, snap);
+	return fsaio_fold_promote(f, req, snap, seq);
 }
 
-/* A slot a new submit may take: not kept, not being taken, and not
- * SENDING: what a promote (an eviction by this very take, too) sends of
- * the old request must go out before anything else is said about it, and
- * the sender finds it by its slot (fsaio_fold_wait_sent()). */
+/* A slot a new submit may take: not kept, not being taken. */
 FSAIO_INLINE int fsaio_fold_takeable(__u64 w)
 {
 	__u32 st = FSAIO_FOLD_ST(w);
 
-	return st != FSAIO_FOLD_PENDING && st != FSAIO_FOLD_BUSY && st != FSAIO_FOLD_SENDING;
+	return st != FSAIO_FOLD_PENDING && st != FSAIO_FOLD_BUSY;
 }
 
 /*
@@ -284,11 +312,12 @@ FSAIO_INLINE int fsaio_fold_takeable(__u64 w)
  * reused, as the checker ends it, and *send says FSAIO_FOLD_ENDED_NO_CQE
  * (count it from *snap).  Returns the word to publish with, or 0 if the
  * new request must go as records (also when another CPU is taking f, or
- * f's old request is being sent: an eviction's new submit goes as records).
+ * changed it while its old request was promoted: *send then says
+ * FSAIO_FOLD_SEND_VOID).  *seq: the sequence counter (fsaio_fold_promote).
  */
 #define FSAIO_FOLD_ENDED_NO_CQE	0x1000
 FSAIO_INLINE __u64 fsaio_fold_take(struct fsaio_fold_req *f, __u64 req,
-				   struct fsaio_fold_req *snap, int *send)
+				   struct fsaio_fold_req *snap, int *send, __u64 *seq)
 {
 	__u64 w = f->state, busy;
 
@@ -305,8 +334,8 @@ FSAIO_INLINE __u64 fsaio_fold_take(struct fsaio_fold_req *f, __u64 req,
 	} else if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING) {
 		int again = f->req == req;
 
-		*send = fsaio_fold_promote(f, 0, snap);
-		if (again)
+		*send = fsaio_fold_promote(f, 0, snap, seq);
+		if (again || (*send & FSAIO_FOLD_SEND_VOID))
 			return 0;
 		w = f->state;
 	}

@@ -25,7 +25,7 @@
  * SUBMIT_DONE that will not come.
  *
  * The decisions are shared by the BPF object (fold_aio.bpf.h) and the unit
- * tests (tests/unit/test_fold_aio.c), which drive them and the checker with
+ * tests (tests/unit/test_fold.c), which drive them and the checker with
  * the same synthetic streams.  Concurrency as in fsaio_fold.h: every state
  * change is a compare-and-swap of the state word, what is sent is a
  * snapshot taken before it.
@@ -65,6 +65,8 @@ struct fsaio_fold_aio {
 	__u8 kdone;		/* DONE: a kernel COMPLETE was folded too */
 	__u8 pad;
 	char comm[FSAIO_COMM_LEN];
+	__u64 seq;		/* a promote's snapshot: its records are
+				 * numbered seq + 1 on (fsaio_fold_promote) */
 };
 
 FSAIO_INLINE __u32 fsaio_fold_aio_slot(__u32 tgid, __u64 req)
@@ -85,31 +87,43 @@ FSAIO_INLINE int fsaio_fold_aio_kept(__u32 st)
 	return st == FSAIO_FOLD_PENDING || st == FSAIO_FOLD_KDONE;
 }
 
-/* What to send for an entry (FSAIO_FOLD_SEND_SUBMIT of fsaio_fold.h, and): */
-#define FSAIO_FOLD_SEND_KCQE	4	/* its folded kernel COMPLETE */
-#define FSAIO_FOLD_SEND_REAP	8	/* its folded REAP (a DONE lifecycle) */
-
-/* Promote f if it is (tgid, req)'s (req 0: whoever's it is); *snap what
- * to send. */
-FSAIO_INLINE int fsaio_fold_aio_promote(struct fsaio_fold_aio *f, __u32 tgid, __u64 req,
-					struct fsaio_fold_aio *snap)
+/* A promote's first half (fsaio_fold_promote_read() of fsaio_fold.h):
+ * what to send of f if it keeps (tgid, req) (req 0: whoever's it is):
+ * FSAIO_FOLD_SEND_SUBMIT, _KCQE, _REAP of fsaio_fold.h. */
+FSAIO_INLINE int fsaio_fold_aio_promote_read(struct fsaio_fold_aio *f, __u32 tgid, __u64 req,
+					     struct fsaio_fold_aio *snap, __u64 *w)
 {
-	__u64 w = fsaio_fold_wait_sent(&f->state);
-	__u32 st = FSAIO_FOLD_ST(w);
+	__u32 st;
 
+	*w = f->state;
+	st = FSAIO_FOLD_ST(*w);
 	if (!fsaio_fold_aio_kept(st) && st != FSAIO_FOLD_DONE)
 		return 0;
 	*snap = *f;
-	if ((req && !fsaio_fold_aio_is(snap, tgid, req)) || snap->state != w ||
-	    __sync_val_compare_and_swap(&f->state, w,
-					FSAIO_FOLD_WORD(w, FSAIO_FOLD_SENDING)) != w)
+	if (req && !fsaio_fold_aio_is(snap, tgid, req))
 		return 0;
+	if (snap->state != *w)
+		return FSAIO_FOLD_SEND_VOID;
 	if (st == FSAIO_FOLD_PENDING)
 		return FSAIO_FOLD_SEND_SUBMIT;
 	if (st == FSAIO_FOLD_KDONE)
 		return FSAIO_FOLD_SEND_SUBMIT | FSAIO_FOLD_SEND_KCQE;
 	return FSAIO_FOLD_SEND_SUBMIT | FSAIO_FOLD_SEND_REAP |
 	       (snap->kdone ? FSAIO_FOLD_SEND_KCQE : 0);
+}
+
+/* Promote f if it is (tgid, req)'s (req 0: whoever's it is): what to
+ * send from *snap, numbered from *seq before the slot became PROMOTED;
+ * with FSAIO_FOLD_SEND_VOID, another CPU changed the slot first. */
+FSAIO_INLINE int fsaio_fold_aio_promote(struct fsaio_fold_aio *f, __u32 tgid, __u64 req,
+					struct fsaio_fold_aio *snap, __u64 *seq)
+{
+	__u64 w;
+	int what = fsaio_fold_aio_promote_read(f, tgid, req, snap, &w);
+
+	if (what <= 0 || what == FSAIO_FOLD_SEND_VOID)
+		return what;
+	return fsaio_fold_number_and_swap(&f->state, w, what, &snap->seq, seq);
 }
 
 /* Move a kept entry of (tgid, req) from state `from` to `to`, writing the
@@ -139,18 +153,19 @@ FSAIO_INLINE int fsaio_fold_aio_move(struct fsaio_fold_aio *f, __u32 tgid, __u64
 /* The kernel's COMPLETE of (tgid, req): folded (-1), or what to send from
  * *snap before the COMPLETE's own record. */
 FSAIO_INLINE int fsaio_fold_aio_on_kcomplete(struct fsaio_fold_aio *f, __u32 tgid, __u64 req,
-					     __s32 res, struct fsaio_fold_aio *snap)
+					     __s32 res, struct fsaio_fold_aio *snap, __u64 *seq)
 {
 	if (fsaio_fold_aio_move(f, tgid, req, FSAIO_FOLD_PENDING, FSAIO_FOLD_KDONE, res, snap))
 		return -1;
-	return fsaio_fold_aio_promote(f, tgid, req, snap);
+	return fsaio_fold_aio_promote(f, tgid, req, snap, seq);
 }
 
 /* The user's REAP of (tgid, req) with result res; kcomplete: the checker
  * expects a kernel COMPLETE first (checker_config.see_libaio_kernel_complete).
  * Folded (-1: count the lifecycle from *snap), or what to send first. */
 FSAIO_INLINE int fsaio_fold_aio_on_reap(struct fsaio_fold_aio *f, __u32 tgid, __u64 req,
-					__s32 res, int kcomplete, struct fsaio_fold_aio *snap)
+					__s32 res, int kcomplete, struct fsaio_fold_aio *snap,
+					__u64 *seq)
 {
 	if (!kcomplete &&
 	    fsaio_fold_aio_move(f, tgid, req, FSAIO_FOLD_PENDING, FSAIO_FOLD_DONE, res, snap))
@@ -158,7 +173,7 @@ FSAIO_INLINE int fsaio_fold_aio_on_reap(struct fsaio_fold_aio *f, __u32 tgid, __
 	if (FSAIO_FOLD_ST(f->state) == FSAIO_FOLD_KDONE && f->kres == res &&
 	    fsaio_fold_aio_move(f, tgid, req, FSAIO_FOLD_KDONE, FSAIO_FOLD_DONE, res, snap))
 		return -1;
-	return fsaio_fold_aio_promote(f, tgid, req, snap);
+	return fsaio_fold_aio_promote(f, tgid, req, snap, seq);
 }
 
 /*
@@ -167,10 +182,11 @@ FSAIO_INLINE int fsaio_fold_aio_on_reap(struct fsaio_fold_aio *f, __u32 tgid, __
  * promoted first (*send, *snap): another request's (evicted), or this
  * same iocb's, submitted again before it was reaped: the checker judges
  * that pair, so the new submit goes as a record too (0 returned).  0 also
- * when another CPU is taking f, and after an eviction (fsaio_fold_takeable()).
+ * when another CPU is taking f or changed it during the eviction (*send
+ * then says FSAIO_FOLD_SEND_VOID).  *seq: the sequence counter.
  */
 FSAIO_INLINE __u64 fsaio_fold_aio_take(struct fsaio_fold_aio *f, __u32 tgid, __u64 req,
-				       struct fsaio_fold_aio *snap, int *send)
+				       struct fsaio_fold_aio *snap, int *send, __u64 *seq)
 {
 	__u64 w = f->state, busy;
 
@@ -178,8 +194,8 @@ FSAIO_INLINE __u64 fsaio_fold_aio_take(struct fsaio_fold_aio *f, __u32 tgid, __u
 	if (fsaio_fold_aio_kept(FSAIO_FOLD_ST(w))) {
 		int again = fsaio_fold_aio_is(f, tgid, req);
 
-		*send = fsaio_fold_aio_promote(f, 0, 0, snap);
-		if (again)
+		*send = fsaio_fold_aio_promote(f, 0, 0, snap, seq);
+		if (again || (*send & FSAIO_FOLD_SEND_VOID))
 			return 0;
 		w = f->state;
 	}

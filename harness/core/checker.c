@@ -875,6 +875,14 @@ static void on_punt(struct checker *c, const struct fsaio_record *r)
 	}
 }
 
+/* A number a fold promote took and lost its slot with: it fills its seq,
+ * nothing happened. */
+static void on_void(struct checker *c, const struct fsaio_record *r)
+{
+	(void)r;
+	c->st.voids++;
+}
+
 /* The kworker that ran a request ended its work item with some of the
  * submitter's context still on: the next, unrelated work item of that
  * kworker runs as the submitter (credentials), in its address space, at its
@@ -1079,6 +1087,7 @@ static const record_handler handlers[FSAIO_EV__MAX] = {
 	[FSAIO_EV_FSYNC]	= on_fsync,
 	[FSAIO_EV_LINK_FAIL]	= on_link_fail,
 	[FSAIO_EV_WORKER_KEPT]	= on_worker_kept,
+	[FSAIO_EV_VOID]		= on_void,
 };
 
 bool checker_reads(unsigned int type)

@@ -108,6 +108,8 @@ struct checker_stats {
 	uint64_t records;	/* records fed */
 	uint64_t aggregated;	/* records the BPF side counted instead of
 				 * sending (fsaio trace: fsaio_agg.h) */
+	uint64_t voids;		/* VOID records: numbers a fold promote took
+				 * and lost its slot with (fsaio_fold.h) */
 	uint64_t lost;		/* records dropped in BPF (all causes) + seq gaps */
 	uint64_t drops[FSAIO_DROP__COUNT];	/* of lost: dropped in BPF, by cause */
 	uint64_t oom;		/* events the checker could not track (out of memory) */

@@ -81,6 +81,7 @@ void checker_stats_add(struct checker_stats *sum, const struct checker_stats *s)
 			cell_add(&sum->waits[site][ctx], &s->waits[site][ctx]);
 	sum->records += s->records;
 	sum->aggregated += s->aggregated;
+	sum->voids += s->voids;
 	sum->lost += s->lost;
 	for (e = 0; e < FSAIO_DROP__COUNT; e++)
 		sum->drops[e] += s->drops[e];

@@ -181,6 +181,7 @@ static json_object *json_run(const struct run_result *r, const char *mode)
 	json_object_object_add(o, "ring_buffer", json_ring(s));
 	json_object_object_add(o, "records", json_u64(s->records));
 	json_object_object_add(o, "records_counted_in_kernel", json_u64(s->aggregated));
+	json_object_object_add(o, "void_records", json_u64(s->voids));
 	return o;
 }
 /*

@@ -134,6 +134,14 @@ FIXTURE_VARIANT_ADD(loss, prog_missed) {
 	.quiescence = "as traced: pass",
 };
 
+/* a fold promote that lost its slot twice: the event after it may be read
+ * before the request's SUBMIT */
+FIXTURE_VARIANT_ADD(loss, fold_race) {
+	.cause = FSAIO_DROP_FOLD_RACE, .n = 1, .complete = true,
+	.integrity = "1 fold promotes that kept losing their slot",
+	.quiescence = "as traced: pass",
+};
+
 TEST_F(loss, per_request_checks_inconclusive)
 {
 	struct checker *c = self->c;
