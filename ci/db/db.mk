@@ -5,7 +5,6 @@
 #       boot each kernel with ext4 and xfs scratch disks and run the tier
 #       inside; results in .output/vm-db/<label>/ (stdout = its KTAP, db/ =
 #       the JSON of each run); exit status as vmcheck
-# Not part of make check yet (tests/run-all.sh says why).
 # Included by the top-level Makefile (after ci/vm/vm.mk).
 DBCMD	?= ci/db/db-tier.sh
 DBARGS	?=
