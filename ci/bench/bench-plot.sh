@@ -14,6 +14,8 @@
 #                       one line per engine and iodepth
 #   syncpath-insn       part syncpath: instructions per operation by kernel
 #   syncpath-insn-vs-stock  the same as % over the "stock" series
+#   database-tps, database-p99  part database: transactions/s and p99
+#                       latency per kernel and flush method, by device class
 #
 # Series and group of a figure: its "series" and "group" fields if present,
 # else the second and third..second-to-last dot-separated fields of its id
@@ -207,6 +209,22 @@ if [[ -s $TMP/insn-rel.tsv ]]; then
 else
 	note syncpath-insn-vs-stock skipped "$(part_reason syncpath): no stock and patched figures of the same operation"
 fi
+
+# ------------------------------------------------------------ database
+# sysbench oltp_read_write on InnoDB: one bar per kernel and flush method,
+# grouped by device class (database.<kernel>-<flush>.<class>.<metric>).
+for m in tps p99; do
+	pivot ".part == \"database\" and (.id | endswith(\".$m\"))" >"$TMP/db-$m.tsv"
+	if [[ ! -s $TMP/db-$m.tsv ]]; then
+		note "database-$m" skipped "$(part_reason database)"
+	elif [[ $m == tps ]]; then
+		bars database-tps "MariaDB InnoDB over libaio, sysbench oltp_read_write: transactions/s (median)" \
+			"transactions/s" "$TMP/db-$m.tsv"
+	else
+		bars database-p99 "MariaDB InnoDB over libaio, sysbench oltp_read_write: p99 latency (median)" \
+			"$(first_unit ".part == \"database\" and (.id | endswith(\".p99\"))")" "$TMP/db-$m.tsv"
+	fi
+done
 
 jq -Rn -L "$ROOT/ci/bench" 'include "bench"; plot_list' "$TMP/plots.tsv" >"$OUT/plots.json" || FAILED=1
 ((FAILED)) && exit "$EXIT_ERROR"
