@@ -240,6 +240,19 @@ static __always_inline void rec_submit(struct fsaio_record *r)
 	bpf_ringbuf_submit(r, wakeup_flags(avail > size ? avail - size : 0, avail));
 }
 
+/* This CPU's count of fold promotes numbered and not yet sent (maps.bpf.h
+ * fold_unsent): taken by fsaio_fold_number_and_swap(), given back by the
+ * sender once the numbered records are in the ring buffer. */
+static __always_inline __u64 *fold_unsent_here(void)
+{
+	return &fold_unsent[bpf_get_smp_processor_id() & (FSAIO_FOLD_UNSENT - 1)];
+}
+
+static __always_inline void fold_numbers_sent(void)
+{
+	__sync_fetch_and_add(fold_unsent_here(), -1);
+}
+
 /* n numbers a fold promote took and lost its slot with (seq + 1 on): VOID
  * records, so that the checker finds no hole (bpf/fsaio_fold.h). */
 static __always_inline void send_voids(__u64 seq, __u32 n, __u64 req)
@@ -260,6 +273,8 @@ static __always_inline void send_voids(__u64 seq, __u32 n, __u64 req)
 		r->req = req;
 		rec_submit(r);
 	}
+	if (n)
+		fold_numbers_sent();
 }
 
 static __always_inline bool comm_is_target(const char *comm)

@@ -12,6 +12,10 @@
 #include "common.bpf.h"
 #include "fsaio_fold.h"
 
+/* Where a promote takes its numbers (struct fsaio_fold_numbers) */
+#define FOLD_NUMBERS \
+	(&(const struct fsaio_fold_numbers){ .seq = &fsaio_seq, .unsent = fold_unsent_here() })
+
 static __always_inline struct fsaio_fold_req *fold_slot_of(__u64 req)
 {
 	return &fold_slots[fsaio_fold_slot(req) & (FSAIO_FOLD_SLOTS - 1)];
@@ -66,12 +70,13 @@ static __always_inline void fold_send(int what, const struct fsaio_fold_req *sna
 		if (c)
 			fsaio_fold_uncount(c, snap);
 	}
+	fold_numbers_sent();
 }
 
 /*
  * Ask the state machine (an expression: fsaio_fold_promote() or one that
  * promotes on its way, answering into *snap); a lost race's numbers go as
- * VOID records, and it is asked once more (FSAIO_FOLD_TRIES in all).  Lost
+ * VOID records, and it is asked once more.  Lost
  * again (the slot kept moving under it): the record that follows may come
  * before the request's SUBMIT, a loss.  Its last answer into `what`.
  */
@@ -99,7 +104,7 @@ static __always_inline void fold_promote(__u64 req)
 
 	if (!fold || !req)
 		return;
-	FOLD_ASK(what, fsaio_fold_promote(fold_slot_of(req), req, &snap, &fsaio_seq), &snap);
+	FOLD_ASK(what, fsaio_fold_promote(fold_slot_of(req), req, &snap, FOLD_NUMBERS), &snap);
 	fold_send(what, &snap);
 }
 
@@ -118,7 +123,7 @@ static long fold_walk_one(__u32 i, struct fold_walk *w)
 
 	if (FSAIO_FOLD_ST(f->state) == FSAIO_FOLD_PENDING &&
 	    ((w->ring && f->ring == w->ring) || (w->tgid && f->tgid == w->tgid))) {
-		FOLD_ASK(what, fsaio_fold_promote(f, 0, &snap, &fsaio_seq), &snap);
+		FOLD_ASK(what, fsaio_fold_promote(f, 0, &snap, FOLD_NUMBERS), &snap);
 		fold_send(what, &snap);
 	}
 	return 0;
@@ -146,7 +151,7 @@ static __always_inline bool fold_submit(__u64 ring, __u64 req, __u64 user_data,
 	if (!fsaio_fold_submit_ok(rflags)) {
 		/* its records flow: what the slot kept of this req goes first */
 		if (FSAIO_FOLD_ST(f->state) == FSAIO_FOLD_PENDING) {
-			FOLD_ASK(send, fsaio_fold_promote(f, req, &snap, &fsaio_seq), &snap);
+			FOLD_ASK(send, fsaio_fold_promote(f, req, &snap, FOLD_NUMBERS), &snap);
 			fold_send(send, &snap);
 		} else {
 			fsaio_fold_forget(f, req);
@@ -155,7 +160,7 @@ static __always_inline bool fold_submit(__u64 ring, __u64 req, __u64 user_data,
 	}
 	/* an eviction that lost the slot: its numbers go void, the new
 	 * submit as a record */
-	w = fsaio_fold_take(f, req, &snap, &send, &fsaio_seq);
+	w = fsaio_fold_take(f, req, &snap, &send, FOLD_NUMBERS);
 	if (send == FSAIO_FOLD_ENDED_NO_CQE) {
 		struct fsaio_fold_counts *c;
 		__u32 zero = 0;
@@ -180,8 +185,8 @@ static __always_inline bool fold_submit(__u64 ring, __u64 req, __u64 user_data,
 	f->cpu = bpf_get_smp_processor_id();
 	f->opcode = opcode;
 	bpf_get_current_comm(f->comm, sizeof(f->comm));
-	__sync_val_compare_and_swap(&f->state, w, fsaio_fold_pending_word(w, flags));
-	return true;
+	/* the harness's drain may have taken the slot back meanwhile */
+	return __sync_val_compare_and_swap(&f->state, w, fsaio_fold_pending_word(w, flags)) == w;
 }
 
 /* A CQE (rflags: its record's flags): folded or dropped (true), or to be
@@ -206,7 +211,7 @@ static __always_inline bool fold_cqe(__u64 req, __s32 res, __u32 cflags, __u8 rf
 		return true;
 	}
 	FOLD_ASK(what, fsaio_fold_on_cqe(fold_slot_of(req), req, res, cflags, rflags, &snap,
-					 &fsaio_seq), &snap);
+					 FOLD_NUMBERS), &snap);
 	if (what == FSAIO_FOLD_DROPPED)
 		return true;
 	if (what < 0) {
@@ -229,7 +234,7 @@ static __always_inline bool fold_note(__u64 req, __u64 note, __u8 arg)
 
 	if (!fold || !req)
 		return false;
-	FOLD_ASK(what, fsaio_fold_on_note(fold_slot_of(req), req, note, arg, &snap, &fsaio_seq),
+	FOLD_ASK(what, fsaio_fold_on_note(fold_slot_of(req), req, note, arg, &snap, FOLD_NUMBERS),
 		 &snap);
 	if (what < 0)
 		return true;

@@ -44,7 +44,10 @@ static __always_inline struct fsaio_fold_engine *fold_aio_counts(void)
 }
 
 /* A kept SUBMIT of (pid, batch) goes now: mark its batch if still open;
- * true if it was closed (accepted in full). */
+ * true if it was closed and accepted in full.  Not for a batch the kernel
+ * took only part of: its SUBMIT_DONE went as a record, and a SUBMIT
+ * another CPU promoted before that walk (numbered before it) is judged
+ * against it, as rejected if it was. */
 static __always_inline bool fold_aio_batch_closed(__u32 pid, __s32 batch)
 {
 	struct sys_state *s = bpf_map_lookup_elem(&sys_states, &pid);
@@ -53,7 +56,7 @@ static __always_inline bool fold_aio_batch_closed(__u32 pid, __s32 batch)
 	if (!s)
 		return true;
 	w = __sync_val_compare_and_swap(&s->fold_batch, open, open | FOLD_BATCH_SENT);
-	return w != open && w != (open | FOLD_BATCH_SENT);
+	return w != open && w != (open | FOLD_BATCH_SENT) && w != (open | FOLD_BATCH_PARTIAL);
 }
 
 static __always_inline void fold_aio_send_one(const struct fsaio_fold_aio *f, __u16 type,
@@ -99,6 +102,7 @@ static __always_inline void fold_aio_send(int what, const struct fsaio_fold_aio 
 		if (c)
 			fsaio_fold_aio_uncount(c, snap);
 	}
+	fold_numbers_sent();
 }
 
 /* Something is said about (tgid, req) besides a plain lifecycle: what was
@@ -111,7 +115,7 @@ static __always_inline void fold_aio_promote(__u32 tgid, __u64 req)
 	if (!fold_aio_on() || !req)
 		return;
 	FOLD_ASK(what, fsaio_fold_aio_promote(fold_aio_slot_of(tgid, req), tgid, req, &snap,
-					      &fsaio_seq), &snap);
+					      FOLD_NUMBERS), &snap);
 	fold_aio_send(what, &snap);
 }
 
@@ -134,7 +138,7 @@ static long fold_aio_walk_one(__u32 i, struct fold_aio_walk *w)
 		return 0;
 	if (w->pid ? f->pid == w->pid && f->batch == w->batch :
 		     f->tgid == w->tgid && (!w->ring || f->ring == w->ring)) {
-		FOLD_ASK(what, fsaio_fold_aio_promote(f, 0, 0, &snap, &fsaio_seq), &snap);
+		FOLD_ASK(what, fsaio_fold_aio_promote(f, 0, 0, &snap, FOLD_NUMBERS), &snap);
 		fold_aio_send(what, &snap);
 	}
 	return 0;
@@ -180,7 +184,7 @@ static __always_inline bool fold_aio_submit(struct sys_state *s, const struct fo
 	f = fold_aio_slot_of(tgid, n->req);
 	/* an eviction that lost the slot: its numbers go void, the new
 	 * submit as a record */
-	w = fsaio_fold_aio_take(f, tgid, n->req, &snap, &send, &fsaio_seq);
+	w = fsaio_fold_aio_take(f, tgid, n->req, &snap, &send, FOLD_NUMBERS);
 	fold_aio_send(send, &snap);
 	if (!w) {
 		fsaio_fold_aio_forget(f, tgid, n->req);
@@ -202,7 +206,11 @@ static __always_inline bool fold_aio_submit(struct sys_state *s, const struct fo
 	f->cpu = bpf_get_smp_processor_id();
 	f->kdone = 0;
 	bpf_get_current_comm(f->comm, sizeof(f->comm));
-	__sync_val_compare_and_swap(&f->state, w, FSAIO_FOLD_WORD(w, FSAIO_FOLD_PENDING));
+	/* the harness's drain may have taken the slot back meanwhile */
+	if (__sync_val_compare_and_swap(&f->state, w, FSAIO_FOLD_WORD(w, FSAIO_FOLD_PENDING)) != w) {
+		__sync_fetch_and_or(&s->fold_batch, FOLD_BATCH_SENT);
+		return false;
+	}
 	return true;
 }
 
@@ -218,7 +226,7 @@ static __always_inline bool fold_aio_batch_close(struct sys_state *s, __u32 pid,
 		return false;
 	if (ret != (long)s->nr) {
 		fold_aio_promote_all(0, 0, pid, s->batch);
-		s->fold_batch = 0;
+		s->fold_batch = (__u32)open | FOLD_BATCH_PARTIAL;
 		return false;
 	}
 	if (__sync_lock_test_and_set(&s->fold_batch, 0) & FOLD_BATCH_SENT)
@@ -240,7 +248,7 @@ static __always_inline bool fold_aio_kcomplete(__u32 tgid, __u64 req, __s32 res)
 	if (fold_aio_on() != FOLD_AIO_KCOMPLETE || !req)
 		return false;
 	FOLD_ASK(what, fsaio_fold_aio_on_kcomplete(fold_aio_slot_of(tgid, req), tgid, req, res,
-						   &snap, &fsaio_seq), &snap);
+						   &snap, FOLD_NUMBERS), &snap);
 	if (what < 0)
 		return true;
 	fold_aio_send(what, &snap);
@@ -258,7 +266,7 @@ static __always_inline bool fold_aio_reap(__u32 tgid, __u64 req, __s32 res)
 		return false;
 	FOLD_ASK(what, fsaio_fold_aio_on_reap(fold_aio_slot_of(tgid, req), tgid, req, res,
 					      fold_aio_on() == FOLD_AIO_KCOMPLETE, &snap,
-					      &fsaio_seq), &snap);
+					      FOLD_NUMBERS), &snap);
 	if (what < 0) {
 		c = fold_aio_counts();
 		if (c)

@@ -191,7 +191,7 @@ enum fsaio_drop {
 					 * an interrupt hit its hook (counted by
 					 * the kernel: recursion_misses) */
 	FSAIO_DROP_FOLD_RACE = 5,	/* a fold promote that lost its slot to
-					 * other CPUs FSAIO_FOLD_TRIES times: the
+					 * other CPUs twice in a row: the
 					 * record after it may precede the
 					 * request's SUBMIT */
 	FSAIO_DROP__COUNT,

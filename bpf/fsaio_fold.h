@@ -55,10 +55,9 @@ enum fsaio_fold_state {
 	FSAIO_FOLD_DONE,	/* folded: submit and final CQE counted */
 	FSAIO_FOLD_BUSY,	/* being written by a takeover */
 };
-/* How often a promote is tried when it loses its slot's compare-and-swap
- * to another CPU (fsaio_fold_promote): a loss needs another change of the
- * slot inside the few instructions between its read and its swap. */
-#define FSAIO_FOLD_TRIES	2
+/* Per-CPU counters of promotes whose numbered records are not out yet
+ * (struct fsaio_fold_numbers), indexed by CPU modulo this. */
+#define FSAIO_FOLD_UNSENT	256
 #define FSAIO_FOLD_ST(w)	((__u32)((w) & 0x0f))
 #define FSAIO_FOLD_WORD(w, st)	(((w) & ~0x0full) | (st))	/* notes kept */
 /* Notes of a kept io_uring request, which the checker reads only as
@@ -176,7 +175,7 @@ FSAIO_INLINE int fsaio_fold_cqe_more(__u32 cflags, __u8 rflags, __u8 opcode)
 #define FSAIO_FOLD_SEND_PUNT	(FSAIO_FOLD_F_PUNTED << 4)
 #define FSAIO_FOLD_SEND_LINK_FAIL (FSAIO_FOLD_F_LINK_FAILED << 4)
 /* The promote lost its slot to another CPU: the numbers it took go as
- * VOID records, and the caller asks again (FSAIO_FOLD_TRIES in all). */
+ * VOID records, and the caller asks once more. */
 #define FSAIO_FOLD_SEND_VOID	0x2000
 /* and libaio's (fsaio_fold_aio.h): */
 #define FSAIO_FOLD_SEND_KCQE	4	/* its folded kernel COMPLETE */
@@ -190,22 +189,32 @@ FSAIO_INLINE __u32 fsaio_fold_nrecords(int what)
 	       !!(what & FSAIO_FOLD_SEND_PUNT) + !!(what & FSAIO_FOLD_SEND_LINK_FAIL);
 }
 
+/* Where a promote takes its numbers: the record sequence, and its CPU's
+ * count of promotes numbered and not yet sent (the sender takes 1 off once
+ * its records, or VOIDs, are in the ring buffer). */
+struct fsaio_fold_numbers {
+	__u64 *seq;
+	__u64 *unsent;
+};
+
 /*
  * A promote's second half, for both tables: number the records of `what`
- * (snap->seq + 1 on, from the sequence counter *seq), then make the slot
- * PROMOTED if it still holds the word w the snapshot was taken with.
+ * (snap->seq + 1 on, from n->seq), then make the slot PROMOTED if it
+ * still holds the word w the snapshot was taken with.
  *
  * The numbers come before the swap: anything said about the request on
  * any CPU after it finds the slot PROMOTED (or taken by another request)
  * is numbered later, so the checker reads it after the SUBMIT, even when
  * this CPU is interrupted, or its vCPU descheduled, before the records are
  * written.  A lost swap (another CPU moved, promoted or took the slot
- * first) leaves the numbers taken: they go as VOID records.
+ * first) leaves the numbers taken: they go as VOID records.  Until they
+ * are in the ring buffer, n->unsent says that numbers are coming.
  */
 FSAIO_INLINE int fsaio_fold_number_and_swap(__u64 *state, __u64 w, int what, __u64 *snap_seq,
-					    __u64 *seq)
+					    const struct fsaio_fold_numbers *n)
 {
-	*snap_seq = __sync_fetch_and_add(seq, fsaio_fold_nrecords(what));
+	__sync_fetch_and_add(n->unsent, 1);
+	*snap_seq = __sync_fetch_and_add(n->seq, fsaio_fold_nrecords(what));
 	if (__sync_val_compare_and_swap(state, w, FSAIO_FOLD_WORD(w, FSAIO_FOLD_PROMOTED)) != w)
 		return what | FSAIO_FOLD_SEND_VOID;
 	return what;
@@ -236,7 +245,8 @@ FSAIO_INLINE int fsaio_fold_promote_read(struct fsaio_fold_req *f, __u64 req,
  * *snap, its records numbered from *seq before the slot became PROMOTED;
  * with FSAIO_FOLD_SEND_VOID, another CPU changed the slot first. */
 FSAIO_INLINE int fsaio_fold_promote(struct fsaio_fold_req *f, __u64 req,
-				    struct fsaio_fold_req *snap, __u64 *seq)
+				    struct fsaio_fold_req *snap,
+				    const struct fsaio_fold_numbers *seq)
 {
 	__u64 w;
 	int what = fsaio_fold_promote_read(f, req, snap, &w);
@@ -251,7 +261,8 @@ FSAIO_INLINE int fsaio_fold_promote(struct fsaio_fold_req *f, __u64 req,
  * kept request (-1, nothing sent), or what to send from *snap before the
  * event's own record (a second note of the same kind is sent). */
 FSAIO_INLINE int fsaio_fold_on_note(struct fsaio_fold_req *f, __u64 req, __u64 note,
-				    __u8 arg, struct fsaio_fold_req *snap, __u64 *seq)
+				    __u8 arg, struct fsaio_fold_req *snap,
+				    const struct fsaio_fold_numbers *seq)
 {
 	__u64 w = f->state;
 
@@ -273,7 +284,7 @@ FSAIO_INLINE int fsaio_fold_on_note(struct fsaio_fold_req *f, __u64 req, __u64 n
 #define FSAIO_FOLD_DROPPED	(-2)
 FSAIO_INLINE int fsaio_fold_on_cqe(struct fsaio_fold_req *f, __u64 req, __s32 res,
 				   __u32 cflags, __u8 rflags, struct fsaio_fold_req *snap,
-				   __u64 *seq)
+				   const struct fsaio_fold_numbers *seq)
 {
 	__u64 w = f->state;
 
@@ -283,13 +294,14 @@ FSAIO_INLINE int fsaio_fold_on_cqe(struct fsaio_fold_req *f, __u64 req, __s32 re
 	    fsaio_fold_cqe_more(cflags, rflags, f->opcode) && f->state == w && f->req == req)
 		return FSAIO_FOLD_DROPPED;
 	if (FSAIO_FOLD_ST(w) == FSAIO_FOLD_PENDING && fsaio_fold_cqe_ok(cflags, rflags)) {
+		/* read only in DONE: written before the swap that makes it so,
+		 * or a second CQE's promote on another CPU could send 0 */
+		f->done_res = res;
 		*snap = *f;
 		if (snap->req == req && snap->state == w &&
 		    __sync_val_compare_and_swap(&f->state, w,
-						FSAIO_FOLD_WORD(w, FSAIO_FOLD_DONE)) == w) {
-			f->done_res = res;
+						FSAIO_FOLD_WORD(w, FSAIO_FOLD_DONE)) == w)
 			return -1;
-		}
 	}
 	return fsaio_fold_promote(f, req, snap, seq);
 }
@@ -317,7 +329,8 @@ FSAIO_INLINE int fsaio_fold_takeable(__u64 w)
  */
 #define FSAIO_FOLD_ENDED_NO_CQE	0x1000
 FSAIO_INLINE __u64 fsaio_fold_take(struct fsaio_fold_req *f, __u64 req,
-				   struct fsaio_fold_req *snap, int *send, __u64 *seq)
+				   struct fsaio_fold_req *snap, int *send,
+				   const struct fsaio_fold_numbers *seq)
 {
 	__u64 w = f->state, busy;
 

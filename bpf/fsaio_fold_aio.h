@@ -116,7 +116,8 @@ FSAIO_INLINE int fsaio_fold_aio_promote_read(struct fsaio_fold_aio *f, __u32 tgi
  * send from *snap, numbered from *seq before the slot became PROMOTED;
  * with FSAIO_FOLD_SEND_VOID, another CPU changed the slot first. */
 FSAIO_INLINE int fsaio_fold_aio_promote(struct fsaio_fold_aio *f, __u32 tgid, __u64 req,
-					struct fsaio_fold_aio *snap, __u64 *seq)
+					struct fsaio_fold_aio *snap,
+					const struct fsaio_fold_numbers *seq)
 {
 	__u64 w;
 	int what = fsaio_fold_aio_promote_read(f, tgid, req, snap, &w);
@@ -153,7 +154,8 @@ FSAIO_INLINE int fsaio_fold_aio_move(struct fsaio_fold_aio *f, __u32 tgid, __u64
 /* The kernel's COMPLETE of (tgid, req): folded (-1), or what to send from
  * *snap before the COMPLETE's own record. */
 FSAIO_INLINE int fsaio_fold_aio_on_kcomplete(struct fsaio_fold_aio *f, __u32 tgid, __u64 req,
-					     __s32 res, struct fsaio_fold_aio *snap, __u64 *seq)
+					     __s32 res, struct fsaio_fold_aio *snap,
+					const struct fsaio_fold_numbers *seq)
 {
 	if (fsaio_fold_aio_move(f, tgid, req, FSAIO_FOLD_PENDING, FSAIO_FOLD_KDONE, res, snap))
 		return -1;
@@ -165,7 +167,7 @@ FSAIO_INLINE int fsaio_fold_aio_on_kcomplete(struct fsaio_fold_aio *f, __u32 tgi
  * Folded (-1: count the lifecycle from *snap), or what to send first. */
 FSAIO_INLINE int fsaio_fold_aio_on_reap(struct fsaio_fold_aio *f, __u32 tgid, __u64 req,
 					__s32 res, int kcomplete, struct fsaio_fold_aio *snap,
-					__u64 *seq)
+					const struct fsaio_fold_numbers *seq)
 {
 	if (!kcomplete &&
 	    fsaio_fold_aio_move(f, tgid, req, FSAIO_FOLD_PENDING, FSAIO_FOLD_DONE, res, snap))
@@ -186,7 +188,8 @@ FSAIO_INLINE int fsaio_fold_aio_on_reap(struct fsaio_fold_aio *f, __u32 tgid, __
  * then says FSAIO_FOLD_SEND_VOID).  *seq: the sequence counter.
  */
 FSAIO_INLINE __u64 fsaio_fold_aio_take(struct fsaio_fold_aio *f, __u32 tgid, __u64 req,
-				       struct fsaio_fold_aio *snap, int *send, __u64 *seq)
+				       struct fsaio_fold_aio *snap, int *send,
+				       const struct fsaio_fold_numbers *seq)
 {
 	__u64 w = f->state, busy;
 

@@ -57,8 +57,13 @@ FSAIO_GLOBAL const volatile bool uring_complete_cqe FSAIO_INIT(false);
 
 /* ---- state written at run time (.bss) ------------------------------------ */
 
-/* Global record sequence; taken after a successful reserve. */
+/* Global record sequence; taken after a successful reserve, except by a
+ * fold promote, which numbers its records before it claims its slot and
+ * reserves them after (fsaio_fold_number_and_swap()): meanwhile its CPU's
+ * fold_unsent counts it, so that the harness waits for those numbers
+ * instead of reading the hole as lost (tracer.c deliver()). */
 FSAIO_GLOBAL __u64 fsaio_seq FSAIO_INIT(0);
+FSAIO_GLOBAL __u64 fold_unsent[FSAIO_FOLD_UNSENT] FSAIO_INIT({});
 /* Set by the harness once every fsaio:* program (fsaio_tp.bpf.c) attached:
  * libaio retries and completions then come from those tracepoints and the
  * fentry/fexit programs leave libaio requests alone (no double RETRY or
@@ -207,10 +212,13 @@ struct sys_state {
 	__u32 pad;
 	/* fold_aio: the batch in io_submit (its id; 0: none), with
 	 * FOLD_BATCH_SENT once one of its SUBMITs went as a record, when
-	 * its SUBMIT_DONE must go too (fold_aio.bpf.h) */
+	 * its SUBMIT_DONE must go too; after io_submit returned, with
+	 * FOLD_BATCH_PARTIAL if the kernel did not take all of it
+	 * (fold_aio.bpf.h) */
 	__u64 fold_batch;
 };
 #define FOLD_BATCH_SENT		(1ull << 32)
+#define FOLD_BATCH_PARTIAL	(1ull << 33)
 
 FSAIO_GLOBAL struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -42,6 +42,11 @@
 /* How long a record waits for a lower sequence number still being written
  * by another CPU (reserve order and sequence order may differ). */
 #define REORDER_WAIT_NS		(20 * 1000 * 1000ull)
+/* ... and how long for numbers a fold promote took before writing their
+ * records, while its CPU says so (fold_unsent, bpf/maps.bpf.h): a task
+ * preempted, or a vCPU descheduled, inside a BPF program may take that
+ * long, and skipping the numbers would feed the checker out of order. */
+#define UNSENT_WAIT_NS		(5000 * 1000 * 1000ull)
 
 /* deliver() reads the rings again every READ_EVERY records it hands on.
  * Records read wait in pend to be handed on in seq order; when PEND_MAX
@@ -560,9 +565,34 @@ static int fold_aio_pending_cmp(const void *a, const void *b)
 	return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
 }
 
+/*
+ * Take a fold slot from the BPF side for the drain: *copy the slot as it
+ * was, then its state word swapped to FREE with a new generation.  A
+ * promote or a take still running on some CPU (a traced task that outlives
+ * the run) then fails its own swap instead of succeeding on a slot the
+ * drain has sent, as it could if the drain zeroed the word (generation 0
+ * again).  A word that keeps changing is given up after a while (the slot
+ * is left to the BPF side).
+ */
+#define DRAIN_SLOT(slot, copy) do {						\
+	int try_;								\
+										\
+	for (try_ = 0; try_ < 1000; try_++) {					\
+		__u64 w_ = __atomic_load_n(&(slot)->state, __ATOMIC_ACQUIRE);	\
+										\
+		*(copy) = *(slot);						\
+		if ((copy)->state == w_ &&					\
+		    __atomic_compare_exchange_n(&(slot)->state, &w_,		\
+				FSAIO_FOLD_NEW_WORD(w_, FSAIO_FOLD_FREE), false,	\
+				__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))		\
+			break;							\
+		(copy)->state = FSAIO_FOLD_FREE;				\
+	}									\
+} while (0)
+
 /* The libaio requests kept in flight: their SUBMIT (their batch was
  * accepted in full: the syscall has returned) and a folded kernel
- * COMPLETE, in submit order; then every slot forgotten. */
+ * COMPLETE, in submit order; every slot taken back (DRAIN_SLOT). */
 static int fold_aio_flush(struct tracer *t, tracer_record_fn fn, void *ctx)
 {
 	struct fsaio_fold_aio *slots = t->skel->bss->fold_aio_slots, *pend;
@@ -571,10 +601,11 @@ static int fold_aio_flush(struct tracer *t, tracer_record_fn fn, void *ctx)
 	pend = calloc(FSAIO_FOLD_AIO_SLOTS, sizeof(*pend));
 	if (!pend)
 		return -ENOMEM;
-	for (i = 0; i < FSAIO_FOLD_AIO_SLOTS; i++)
-		if (fsaio_fold_aio_kept(FSAIO_FOLD_ST(slots[i].state)))
-			pend[np++] = slots[i];
-	memset(slots, 0, FSAIO_FOLD_AIO_SLOTS * sizeof(*slots));
+	for (i = 0; i < FSAIO_FOLD_AIO_SLOTS; i++) {
+		DRAIN_SLOT(&slots[i], &pend[np]);
+		if (fsaio_fold_aio_kept(FSAIO_FOLD_ST(pend[np].state)))
+			np++;
+	}
 	if (np)
 		qsort(pend, np, sizeof(*pend), fold_aio_pending_cmp);
 	for (i = 0; i < np; i++) {
@@ -611,11 +642,12 @@ int tracer_fold_flush(struct tracer *t, tracer_record_fn fn, void *ctx)
 	pend = calloc(FSAIO_FOLD_SLOTS, sizeof(*pend));
 	if (!pend)
 		return -ENOMEM;
-	/* the pending ones in submit order, then every slot forgotten */
-	for (i = 0; i < FSAIO_FOLD_SLOTS; i++)
-		if (FSAIO_FOLD_ST(slots[i].state) == FSAIO_FOLD_PENDING)
-			pend[np++] = slots[i];
-	memset(slots, 0, FSAIO_FOLD_SLOTS * sizeof(*slots));
+	/* the pending ones in submit order; every slot taken back */
+	for (i = 0; i < FSAIO_FOLD_SLOTS; i++) {
+		DRAIN_SLOT(&slots[i], &pend[np]);
+		if (FSAIO_FOLD_ST(pend[np].state) == FSAIO_FOLD_PENDING)
+			np++;
+	}
 	if (np)
 		qsort(pend, np, sizeof(*pend), fold_pending_cmp);
 	for (i = 0; i < np; i++) {
@@ -791,6 +823,18 @@ static int consume_growing(struct tracer *t, int ret)
 	return ret == -ENOBUFS ? 0 : ret;
 }
 
+/* Has some CPU numbered fold records it has not written yet? */
+static bool numbers_unsent(const struct tracer *t)
+{
+	const __u64 *u = t->skel->bss->fold_unsent;
+	unsigned int i;
+
+	for (i = 0; i < FSAIO_FOLD_UNSENT; i++)
+		if (__atomic_load_n(&u[i], __ATOMIC_ACQUIRE))
+			return true;
+	return false;
+}
+
 static int deliver(struct tracer *t, tracer_record_fn fn, void *ctx)
 {
 	int n = 0;
@@ -804,7 +848,8 @@ static int deliver(struct tracer *t, tracer_record_fn fn, void *ctx)
 			/* a lower seq is still being written on another CPU */
 			if (!t->gap_since)
 				t->gap_since = now;
-			if (now - t->gap_since < REORDER_WAIT_NS)
+			if (now - t->gap_since < REORDER_WAIT_NS ||
+			    (now - t->gap_since < UNSENT_WAIT_NS && numbers_unsent(t)))
 				break;
 			if (t->opts.verbose)
 				fprintf(stderr, "fsaio: records %llu..%llu never arrived\n",

@@ -21,6 +21,7 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 
 #define FOLD_BATCH_SENT_MODEL	(1ull << 32)	/* maps.bpf.h FOLD_BATCH_SENT */
+#define FOLD_BATCH_PARTIAL_MODEL (1ull << 33)	/* and FOLD_BATCH_PARTIAL */
 
 /* The BPF side of fold: the same tables and state machines. */
 #define MODEL_THREADS	8
@@ -33,6 +34,7 @@ static struct fold_model {
 	/* sys_state.fold_batch of the submitting threads */
 	struct { uint32_t pid; uint64_t fold_batch; } thr[MODEL_THREADS];
 	__u64 seq;		/* the ring buffer's: folded records take none */
+	__u64 unsent;		/* fold_unsent: promotes numbered, not yet sent */
 	uint64_t sent;
 } m;
 
@@ -44,6 +46,9 @@ static void send_seq(struct checker *c, struct fsaio_record r, uint64_t seq)
 	m.sent++;
 	synth_rc |= checker_feed(c, &r);
 }
+
+/* Where the model's promotes take their numbers (FOLD_NUMBERS) */
+#define M_NUMBERS	(&(const struct fsaio_fold_numbers){ .seq = &m.seq, .unsent = &m.unsent })
 
 static void send(struct checker *c, struct fsaio_record r)
 {
@@ -62,6 +67,8 @@ static void send_voids(struct checker *c, int what, uint64_t seq, uint64_t req)
 		r.req = req;
 		send_seq(c, r, ++seq);
 	}
+	if (fsaio_fold_nrecords(what))
+		m.unsent--;
 }
 
 /* fold_send() */
@@ -93,6 +100,7 @@ static void send_kept(struct checker *c, int what, const struct fsaio_fold_req *
 	}
 	if (what & FSAIO_FOLD_SEND_CQE)
 		fsaio_fold_uncount(&m.counts, snap);
+	m.unsent--;
 }
 
 static struct fsaio_fold_req *slot_of(uint64_t req)
@@ -110,7 +118,7 @@ static void promote_all(struct checker *c, uint64_t ring, uint32_t tgid)
 
 		if (FSAIO_FOLD_ST(f->state) == FSAIO_FOLD_PENDING &&
 		    ((ring && f->ring == ring) || (tgid && f->tgid == tgid)))
-			send_kept(c, fsaio_fold_promote(f, 0, &snap, &m.seq), &snap);
+			send_kept(c, fsaio_fold_promote(f, 0, &snap, M_NUMBERS), &snap);
 	}
 }
 
@@ -141,8 +149,8 @@ static void send_kept_aio(struct checker *c, int what, const struct fsaio_fold_a
 		return;
 	}
 	w = batch_word(snap->pid);
-	closed = (*w & ~FOLD_BATCH_SENT_MODEL) != open;
-	if (!closed)
+	closed = (*w & ~FOLD_BATCH_SENT_MODEL) != open && *w != (open | FOLD_BATCH_PARTIAL_MODEL);
+	if ((*w & ~FOLD_BATCH_SENT_MODEL) == open)
 		*w |= FOLD_BATCH_SENT_MODEL;
 	memset(&r, 0, sizeof(r));
 	r.version = FSAIO_RECORD_VERSION;
@@ -158,6 +166,7 @@ static void send_kept_aio(struct checker *c, int what, const struct fsaio_fold_a
 	}
 	if (what & FSAIO_FOLD_SEND_REAP)
 		fsaio_fold_aio_uncount(&m.counts.e[FSAIO_ENGINE_LIBAIO], snap);
+	m.unsent--;
 }
 
 /* The submitter's tgid of a kernel-side libaio event (fsaio_tp.bpf.c
@@ -188,7 +197,7 @@ static void promote_all_aio(struct checker *c, uint32_t tgid, uint64_t ring, uin
 			continue;
 		if (pid ? f->pid == pid && f->batch == batch :
 			  f->tgid == tgid && (!ring || f->ring == ring))
-			send_kept_aio(c, fsaio_fold_aio_promote(f, 0, 0, &snap, &m.seq), &snap);
+			send_kept_aio(c, fsaio_fold_aio_promote(f, 0, 0, &snap, M_NUMBERS), &snap);
 	}
 }
 
@@ -206,7 +215,7 @@ static bool model_feed_aio(struct checker *c, const struct fsaio_record *r)
 		if ((*bw & ~FOLD_BATCH_SENT_MODEL) != (uint32_t)fsaio_submit_batch(r))
 			*bw = (uint32_t)fsaio_submit_batch(r);	/* io_submit's entry */
 		f = aslot_of(r->tgid, r->req);
-		w = fsaio_fold_aio_take(f, r->tgid, r->req, &snap, &what, &m.seq);
+		w = fsaio_fold_aio_take(f, r->tgid, r->req, &snap, &what, M_NUMBERS);
 		send_kept_aio(c, what, &snap);
 		if (!w) {
 			fsaio_fold_aio_forget(f, r->tgid, r->req);
@@ -235,7 +244,7 @@ static bool model_feed_aio(struct checker *c, const struct fsaio_record *r)
 			return false;
 		if (r->res != (int64_t)r->arg0) {
 			promote_all_aio(c, 0, 0, r->pid, fsaio_submit_done_batch(r));
-			*bw = 0;
+			*bw = (uint32_t)fsaio_submit_done_batch(r) | FOLD_BATCH_PARTIAL_MODEL;
 			return false;
 		}
 		w = *bw;
@@ -249,14 +258,14 @@ static bool model_feed_aio(struct checker *c, const struct fsaio_record *r)
 		if (m.aio_mode != FOLD_AIO_KCOMPLETE)
 			break;
 		what = fsaio_fold_aio_on_kcomplete(aslot_of(aio_tgid(r), r->req), aio_tgid(r),
-						   r->req, r->res, &snap, &m.seq);
+						   r->req, r->res, &snap, M_NUMBERS);
 		if (what < 0)
 			return true;
 		send_kept_aio(c, what, &snap);
 		return false;
 	case FSAIO_EV_REAP:					/* fold_aio_reap() */
 		what = fsaio_fold_aio_on_reap(aslot_of(r->tgid, r->req), r->tgid, r->req, r->res,
-					      m.aio_mode == FOLD_AIO_KCOMPLETE, &snap, &m.seq);
+					      m.aio_mode == FOLD_AIO_KCOMPLETE, &snap, M_NUMBERS);
 		if (what < 0) {
 			fsaio_fold_aio_count(&m.counts.e[FSAIO_ENGINE_LIBAIO], &snap);
 			return true;
@@ -271,7 +280,7 @@ static bool model_feed_aio(struct checker *c, const struct fsaio_record *r)
 		uint32_t tgid = aio_tgid(r);
 
 		send_kept_aio(c, fsaio_fold_aio_promote(aslot_of(tgid, r->req), tgid, r->req,
-							&snap, &m.seq), &snap);
+							&snap, M_NUMBERS), &snap);
 	}
 	return false;
 }
@@ -342,13 +351,13 @@ static void model_feed(struct checker *c, const struct fsaio_record *r)
 		f = slot_of(r->req);
 		if (!fsaio_fold_submit_ok(r->flags)) {
 			if (FSAIO_FOLD_ST(f->state) == FSAIO_FOLD_PENDING)
-				send_kept(c, fsaio_fold_promote(f, r->req, &snap, &m.seq), &snap);
+				send_kept(c, fsaio_fold_promote(f, r->req, &snap, M_NUMBERS), &snap);
 			else
 				fsaio_fold_forget(f, r->req);
 			send(c, *r);
 			return;
 		}
-		w = fsaio_fold_take(f, r->req, &snap, &what, &m.seq);
+		w = fsaio_fold_take(f, r->req, &snap, &what, M_NUMBERS);
 		if (what == FSAIO_FOLD_ENDED_NO_CQE)
 			fsaio_fold_count_no_cqe(&m.counts, &snap);
 		else
@@ -379,7 +388,7 @@ static void model_feed(struct checker *c, const struct fsaio_record *r)
 		return;
 	} else if (uring && r->type == FSAIO_EV_COMPLETE && r->req) {	/* fold_cqe() */
 		what = fsaio_fold_on_cqe(slot_of(r->req), r->req, r->res, r->arg0, r->flags,
-					 &snap, &m.seq);
+					 &snap, M_NUMBERS);
 		if (what == FSAIO_FOLD_DROPPED)
 			return;
 		if (what < 0) {
@@ -395,13 +404,13 @@ static void model_feed(struct checker *c, const struct fsaio_record *r)
 		   r->req) {					/* fold_note() */
 		what = fsaio_fold_on_note(slot_of(r->req), r->req, r->type == FSAIO_EV_PUNT ?
 					  FSAIO_FOLD_F_PUNTED : FSAIO_FOLD_F_LINK_FAILED,
-					  r->arg2, &snap, &m.seq);
+					  r->arg2, &snap, M_NUMBERS);
 		if (what < 0)
 			return;
 		send_kept(c, what, &snap);
 	} else if (uring && (r->type == FSAIO_EV_RETRY || r->type == FSAIO_EV_WAKE ||
 			     r->type == FSAIO_EV_RESUME) && r->req) {
-		send_kept(c, fsaio_fold_promote(slot_of(r->req), r->req, &snap, &m.seq), &snap);
+		send_kept(c, fsaio_fold_promote(slot_of(r->req), r->req, &snap, M_NUMBERS), &snap);
 	} else if (r->type == FSAIO_EV_PROC_EXIT) {
 		*batch_word(r->tgid) = 0;	/* its sys_state is gone */
 		promote_all(c, 0, r->tgid);
@@ -487,6 +496,7 @@ static uint64_t play(struct __test_metadata *_metadata, FIXTURE_DATA(fold) *self
 	synth_finish(self->folded);
 	synth_hook = NULL;
 	ASSERT_EQ(0, synth_rc);
+	EXPECT_EQ(0, m.unsent);	/* every numbering was sent */
 	for (i = 0; i < INV__COUNT; i++) {
 		const struct invariant_result *x = INV(self->direct, i);
 		const struct invariant_result *y = INV(self->folded, i);
@@ -1040,15 +1050,17 @@ TEST(promote_numbers_its_records_before_it_claims_the_slot)
 	struct fsaio_fold_req f = {
 		.req = 0x1000, .state = FSAIO_FOLD_DONE | FSAIO_FOLD_F_PUNTED,
 	}, snap;
-	__u64 seq = 10;
+	__u64 seq = 10, unsent = 0;
+	struct fsaio_fold_numbers n = { .seq = &seq, .unsent = &unsent };
 
 	EXPECT_EQ(FSAIO_FOLD_SEND_SUBMIT | FSAIO_FOLD_SEND_PUNT | FSAIO_FOLD_SEND_CQE,
-		  fsaio_fold_promote(&f, 0x1000, &snap, &seq));
+		  fsaio_fold_promote(&f, 0x1000, &snap, &n));
+	EXPECT_EQ(1, unsent);	/* until the sender has written them */
 	EXPECT_EQ(10, snap.seq);	/* its records are 11, 12, 13 */
 	EXPECT_EQ(13, seq);
 	EXPECT_EQ(FSAIO_FOLD_PROMOTED, FSAIO_FOLD_ST(f.state));
 	/* the next event about it: nothing kept, numbered after them */
-	EXPECT_EQ(0, fsaio_fold_promote(&f, 0x1000, &snap, &seq));
+	EXPECT_EQ(0, fsaio_fold_promote(&f, 0x1000, &snap, &n));
 	EXPECT_EQ(13, seq);
 }
 
@@ -1064,7 +1076,8 @@ TEST(promote_that_loses_its_slot_sends_its_numbers_void)
 	struct checker_config cfg = synth_cfg_all();
 	struct checker *c = checker_new(&cfg);
 	struct fsaio_record reap;
-	__u64 w, seq = 0;
+	__u64 w, seq = 0, unsent = 0;
+	struct fsaio_fold_numbers n = { .seq = &seq, .unsent = &unsent };
 	int what;
 
 	ASSERT_NE(NULL, c);
@@ -1072,14 +1085,15 @@ TEST(promote_that_loses_its_slot_sends_its_numbers_void)
 	what = fsaio_fold_aio_promote_read(&f, 7, 0x1000, &snap, &w);
 	ASSERT_EQ(FSAIO_FOLD_SEND_SUBMIT, what);
 	/* meanwhile, on another CPU: the kernel's COMPLETE, folded */
-	ASSERT_EQ(-1, fsaio_fold_aio_on_kcomplete(&f, 7, 0x1000, 4096, &moved, &seq));
-	what = fsaio_fold_number_and_swap(&f.state, w, what, &snap.seq, &seq);
+	ASSERT_EQ(-1, fsaio_fold_aio_on_kcomplete(&f, 7, 0x1000, 4096, &moved, &n));
+	what = fsaio_fold_number_and_swap(&f.state, w, what, &snap.seq, &n);
 	EXPECT_EQ(FSAIO_FOLD_SEND_SUBMIT | FSAIO_FOLD_SEND_VOID, what);
 	EXPECT_EQ(FSAIO_FOLD_KDONE, FSAIO_FOLD_ST(f.state));
 	EXPECT_EQ(1, seq);
 	m.seq = seq;
+	m.unsent = unsent;
 	send_kept_aio(c, what, &snap);				/* VOID 1 */
-	what = fsaio_fold_aio_promote(&f, 7, 0x1000, &snap, &m.seq);
+	what = fsaio_fold_aio_promote(&f, 7, 0x1000, &snap, M_NUMBERS);
 	EXPECT_EQ(FSAIO_FOLD_SEND_SUBMIT | FSAIO_FOLD_SEND_KCQE, what);
 	send_kept_aio(c, what, &snap);				/* SUBMIT 2, COMPLETE 3 */
 	reap = synth_rec(FSAIO_EV_REAP, FSAIO_ENGINE_LIBAIO, 7, 0x1000);
@@ -1103,17 +1117,18 @@ TEST(interrupted_eviction_is_read_in_order)
 {
 	struct fsaio_fold_aio f = { .req = 0x1000, .tgid = 7, .state = FSAIO_FOLD_PENDING }, snap,
 			      none;
-	__u64 seq = 100;
+	__u64 seq = 100, unsent = 0;
+	struct fsaio_fold_numbers n = { .seq = &seq, .unsent = &unsent };
 	int send;
 
 	/* the new submit takes the slot once the evicted one is claimed */
-	EXPECT_NE(0, fsaio_fold_aio_take(&f, 7, 0x2000, &snap, &send, &seq));
+	EXPECT_NE(0, fsaio_fold_aio_take(&f, 7, 0x2000, &snap, &send, &n));
 	EXPECT_EQ(FSAIO_FOLD_SEND_SUBMIT, send);
 	EXPECT_EQ(0x1000, snap.req);
 	EXPECT_EQ(100, snap.seq);	/* the evicted SUBMIT is 101 */
 	/* the interrupt: not the slot's request any more, nothing to send
 	 * first; its own record takes the next number */
-	EXPECT_EQ(0, fsaio_fold_aio_on_kcomplete(&f, 7, 0x1000, 4096, &none, &seq));
+	EXPECT_EQ(0, fsaio_fold_aio_on_kcomplete(&f, 7, 0x1000, 4096, &none, &n));
 	EXPECT_EQ(101, seq);
 }
 
@@ -1122,19 +1137,20 @@ TEST(interrupted_eviction_is_read_in_order)
 TEST(eviction_numbers_the_evicted_submit_first)
 {
 	struct fsaio_fold_req f = { .req = 0x1000, .state = FSAIO_FOLD_PENDING }, snap, none;
-	__u64 seq = 5;
+	__u64 seq = 5, unsent = 0;
+	struct fsaio_fold_numbers n = { .seq = &seq, .unsent = &unsent };
 	int send;
 
-	EXPECT_NE(0, fsaio_fold_take(&f, 0x2000, &snap, &send, &seq));
+	EXPECT_NE(0, fsaio_fold_take(&f, 0x2000, &snap, &send, &n));
 	EXPECT_EQ(FSAIO_FOLD_SEND_SUBMIT, send);
 	EXPECT_EQ(5, snap.seq);
 	EXPECT_EQ(6, seq);
-	EXPECT_EQ(0, fsaio_fold_on_cqe(&f, 0x1000, 0, 0, 0, &none, &seq));
+	EXPECT_EQ(0, fsaio_fold_on_cqe(&f, 0x1000, 0, 0, 0, &none, &n));
 	/* the new one kept; its req submitted again while it is kept: the
 	 * checker judges that pair, the kept SUBMIT goes first */
 	f.req = 0x2000;
 	f.state = FSAIO_FOLD_WORD(f.state, FSAIO_FOLD_PENDING);
-	EXPECT_EQ(0, fsaio_fold_take(&f, 0x2000, &snap, &send, &seq));
+	EXPECT_EQ(0, fsaio_fold_take(&f, 0x2000, &snap, &send, &n));
 	EXPECT_EQ(FSAIO_FOLD_SEND_SUBMIT, send);
 	EXPECT_EQ(7, seq);
 }
