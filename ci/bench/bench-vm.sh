@@ -27,9 +27,10 @@
 #                  sysbench oltp_read_write transactions/s, p95 and p99
 #                  latency and CPU per transaction, per innodb_flush_method
 #                  (fsync, O_DSYNC) and device class (the virtio disk, and
-#                  behind dm-delay); ROUNDS interleaved runs per cell,
-#                  medians; wall-clock TCG (MariaDB under -icount is too
-#                  slow to boot), 2 vCPUs, one boot per kernel
+#                  behind dm-delay); ROUNDS runs per cell, medians: a
+#                  boot per kernel and round (the kernels alternate), the
+#                  flush methods interleaved in it; wall-clock TCG
+#                  (MariaDB under -icount is too slow to boot), 2 vCPUs
 #   stap-cost      what each event source costs the traced program: fio 4 KiB
 #                  cached random reads (psync, io_uring) untraced, recorded by
 #                  the BPF tracer (fsaio check --no-fentry --record) and by
@@ -54,7 +55,8 @@
 #   --size SIZE    table test file (default 512M)
 #   --classes US,..  device-classes latencies in us (default 100,1000,8000,50000)
 #   --db-rounds N, --db-seconds SEC, --db-classes LIST
-#                  database rounds (default 3), seconds per sysbench run
+#                  database rounds (default 3: one boot per kernel each,
+#                  the kernels alternating), seconds per sysbench run
 #                  (default 15) and device classes (default virtio,delay2)
 #   --quick        a smoke run (not for figures): syncpath 2000/200/100
 #                  iterations and 1 boot, the table runtime 3 and 128M,
@@ -67,7 +69,7 @@
 # BENCH_VM_STOCK_KERNEL / BENCH_VM_PATCHED_KERNEL = a bzImage to use instead.
 # FSAIO (default ./fsaio): the binary whose `fsaio bench stats` reduces the
 # samples.  Raw results: $BENCH_OUT/vm/ (syncpath-<kernel>-b<N>/,
-# table-<kernel>/, classes-<kernel>/, database-<kernel>/, stapcost/: ci/vm/vm-run.sh output
+# table-<kernel>/, classes-<kernel>/, database-<kernel>-r<round>/, stapcost/: ci/vm/vm-run.sh output
 # dirs) and the rows read from them, vm/<part>.jsonl.
 #
 # Exit status (harness/exit_status.h): EXIT_PASS every selected part file
@@ -398,37 +400,48 @@ part_classes() {
 
 # ============================================================ database
 
-database_cmd() {	# the guest command of one database boot
-	echo "ci/db/db-bench-guest.sh @OUT@/cells $DB_ROUNDS $DB_SECONDS ${DB_CLASSES//,/ }"
+database_cmd() {	# the guest command of one database boot: one round
+	echo "ci/db/db-bench-guest.sh @OUT@/cells 1 $DB_SECONDS ${DB_CLASSES//,/ }"
 }
 
+# One boot per round and kernel, the kernels alternating (stock first in
+# odd rounds, patched first in even ones): TCG boots of the same kernel
+# differ by several percent, and a drift of the host's load over the part
+# would otherwise fall on one kernel.
 part_database() {
-	local t0 k out status=ok reason= raw=$OUT/vm/database.jsonl kinds=() missing=() rel envs=
+	local t0 k r out status=ok reason= raw=$OUT/vm/database.jsonl kinds=() missing=() rel envs=
 	local figs=$W/database-figures.json ratios=$W/database-ratios.json extra=$W/database-extra.json
+	local -A seen=()
 	t0=$(now)
 	: >"$raw"
 	for k in stock patched; do
-		if [[ -z ${KPATH[$k]:-} ]]; then
-			missing+=("${KREASON[$k]}")
-			continue
-		fi
-		out=$OUT/vm/database-$k
-		if ((!NORUN)); then
-			mkdir -p "$out" && rm -rf "$out/cells"
-			msg "database: $k (TCG, 2 vCPUs; ${DB_CLASSES}; $DB_ROUNDS rounds x fsync, O_DSYNC x ${DB_SECONDS}s) -> $out"
-			ci/vm/vm-run.sh --kernel "${KPATH[$k]}" --label "database-$k" --out "$out" \
-				--cpus 2 --disks ext4 --no-mount --timeout 3600 -- "$(database_cmd)" >/dev/null
-		fi
-		if [[ $(cat "$out/exit-code" 2>/dev/null) != "$EXIT_PASS" || ! -s $out/cells/cells.tsv ]]; then
-			error "database: $k: $(vm_result "$out")"
-			status=error reason=$LAST_ERROR
-			continue
-		fi
-		rel=$(sed -n 's/^release=//p' "$out/cells/env")
-		envs+="$k: $(tr '\n' ' ' <"$out/cells/env")"$'\n'
-		jq -R -c -L "$ROOT/ci/bench" --arg k "$k" --arg rel "${rel:-${KRELEASE[$k]}}" --arg d "$out/cells" \
-			'include "bench"; split("\t") | database_row($k; $rel; $d)' "$out/cells/cells.tsv" >>"$raw"
-		kinds+=("$k")
+		[[ -z ${KPATH[$k]:-} ]] && missing+=("${KREASON[$k]}")
+	done
+	for ((r = 1; r <= DB_ROUNDS; r++)); do
+		for k in $( ((r % 2)) && echo stock patched || echo patched stock); do
+			[[ -z ${KPATH[$k]:-} ]] && continue
+			out=$OUT/vm/database-$k-r$r
+			if ((!NORUN)); then
+				mkdir -p "$out" && rm -rf "$out/cells"
+				msg "database: round $r/$DB_ROUNDS, $k (TCG, 2 vCPUs; ${DB_CLASSES}; fsync, O_DSYNC x ${DB_SECONDS}s) -> $out"
+				ci/vm/vm-run.sh --kernel "${KPATH[$k]}" --label "database-$k-r$r" --out "$out" \
+					--cpus 2 --disks ext4 --no-mount --timeout 3600 -- "$(database_cmd)" >/dev/null
+			fi
+			if [[ $(cat "$out/exit-code" 2>/dev/null) != "$EXIT_PASS" || ! -s $out/cells/cells.tsv ]]; then
+				error "database: $k round $r: $(vm_result "$out")"
+				status=error reason=$LAST_ERROR
+				continue
+			fi
+			rel=$(sed -n 's/^release=//p' "$out/cells/env")
+			if [[ -z ${seen[$k]:-} ]]; then
+				envs+="$k: $(tr '\n' ' ' <"$out/cells/env")"$'\n'
+				kinds+=("$k")
+				seen[$k]=1
+			fi
+			jq -R -c -L "$ROOT/ci/bench" --arg k "$k" --arg rel "${rel:-${KRELEASE[$k]}}" --arg d "$out/cells" \
+				--argjson r "$r" 'include "bench"; split("\t") | database_row($k; $rel; $d) | .round = $r' \
+				"$out/cells/cells.tsv" >>"$raw"
+		done
 	done
 	part_skipped
 	jq -s -L "$ROOT/ci/bench" --arg secs "$DB_SECONDS" 'include "bench"; database_figures($secs)' "$raw" >"$figs" &&

@@ -846,7 +846,7 @@ def database_figures($secs):
 	  | {series: $s, group: $a.class, kernel: $a.release, stat: "median",
 	     config: "\($a.kind) kernel; MariaDB InnoDB over libaio (kernel.io_uring_disabled=2), 8 MiB buffer pool, one 30 MiB sysbench table; \($a.flush | fdesc); \($a.class | cdesc); sysbench oltp_read_write, 4 threads, \($secs) s, page cache dropped before each run",
 	     command: "ci/bench/bench-vm.sh --parts database --kernels \($a.kind)",
-	     samples_are: "one sysbench run per round; rounds interleave the flush methods", raw: map(.file)} as $b
+	     samples_are: "one sysbench run per round: a boot per kernel and round, the kernels alternating, the flush methods interleaved in a boot", raw: map(.file)} as $b
 	  | ($b + {id: "database.\($s).\($a.class).tps", metric: "transactions per second", unit: "tps", digits: 1, samples: map(.tps)}),
 	    ($b + {id: "database.\($s).\($a.class).p95", metric: "latency p95 (sysbench)", unit: "ms", digits: 2, samples: map(.p95_ms)}),
 	    ($b + {id: "database.\($s).\($a.class).p99", metric: "latency p99 (sysbench histogram)", unit: "ms", digits: 2, samples: map(.p99_ms)}),
