@@ -352,34 +352,34 @@ static __always_inline struct sys_state *sys_state_get(__u32 tid)
 }
 
 /*
- * NESTED_PAIR(SEC, NAME, HOOK, CTX_T, EVENT): the programs of a hook that
- * interrupts reach (maps.bpf.h nest_active): NAME runs EVENT(ctx) with
- * its nest_active[HOOK] flag set on this CPU; NAME_nested, attached
- * beside it, runs EVENT(ctx) only while that flag is set, i.e. for an
- * event that came while NAME ran here, which the kernel skipped NAME for.
+ * NESTED_PAIR(SEC, NAME, HOOK, CTX_T, KEY, EVENT): the two programs of a
+ * hook interrupts reach (fsaio_nest.h).  NAME marks KEY(ctx) in its CPU's
+ * nest_marks[HOOK] and runs EVENT(ctx); NAME_nested, which the kernel runs
+ * after it on each hit, runs EVENT(ctx) only if it finds no mark: the
+ * kernel skipped NAME for this event.
  */
-#define NESTED_PAIR(sec, name, hook, ctx_t, event)				\
+#define NESTED_PAIR(sec, name, hook, ctx_t, key, event)			\
 SEC(sec)								\
 int name(ctx_t ctx)							\
 {									\
-	__u32 k = (hook), *on = bpf_map_lookup_elem(&nest_active, &k);	\
+	__u32 k = (hook);						\
+	struct fsaio_nest_marks *m = bpf_map_lookup_elem(&nest_marks, &k); \
 									\
-	if (on)								\
-		*on = 1;						\
+	if (m)								\
+		fsaio_nest_mark(m, key(ctx));				\
 	event(ctx);							\
-	if (on)								\
-		*on = 0;						\
 	return 0;							\
 }									\
 									\
 SEC(sec)								\
 int name##_nested(ctx_t ctx)						\
 {									\
-	__u32 k = (hook), *on = bpf_map_lookup_elem(&nest_active, &k);	\
+	__u32 k = (hook);						\
+	struct fsaio_nest_marks *m = bpf_map_lookup_elem(&nest_marks, &k); \
 									\
-	if (!on || !*on)						\
+	if (!m || !fsaio_nest_skipped(m, key(ctx)))			\
 		return 0;						\
-	__sync_fetch_and_add(&nest_caught, 1);				\
+	__sync_fetch_and_add(&nest_caught[(hook)], 1);			\
 	event(ctx);							\
 	return 0;							\
 }

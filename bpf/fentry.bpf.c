@@ -224,8 +224,13 @@ static __always_inline void aio_complete_ctx(unsigned long long *ctx)
 	aio_complete_event((struct kiocb *)ctx[0], (long)ctx[1]);
 }
 
+static __always_inline __u64 aio_complete_key(unsigned long long *ctx)
+{
+	return ctx[0];		/* the kiocb: it completes once */
+}
+
 /* fsaio_fentry_aio_complete, and its _nested for an O_DIRECT request's
- * completion in an interrupt that came while it ran on this CPU (a
- * buffered one's, completing inside io_submit) */
+ * completion in an interrupt that came while the kernel counted it active
+ * on this CPU (a buffered one's, completing inside io_submit) */
 NESTED_PAIR("fentry/aio_complete_rw", fsaio_fentry_aio_complete, NEST_AIO_COMPLETE,
-	    unsigned long long *, aio_complete_ctx)
+	    unsigned long long *, aio_complete_key, aio_complete_ctx)

@@ -201,10 +201,16 @@ static __always_inline void wake_event(struct bpf_raw_tracepoint_args *ctx)
 	rec_submit(r);
 }
 
+/* One wake: its request, the wait it ends and how */
+static __always_inline __u64 wake_key(struct bpf_raw_tracepoint_args *ctx)
+{
+	return ctx->args[0] ^ (ctx->args[2] << 40) ^ (ctx->args[3] << 63);
+}
+
 /* a read's completion unlocks folios in interrupts, which can come while
  * this program runs for a wake in a task: its _nested catches those */
 NESTED_PAIR("raw_tp/fsaio_wake", fsaio_tp_wake, NEST_FSAIO_WAKE,
-	    struct bpf_raw_tracepoint_args *, wake_event)
+	    struct bpf_raw_tracepoint_args *, wake_key, wake_event)
 
 
 static __always_inline void worker_runs(__u64 req)
@@ -332,5 +338,10 @@ static __always_inline void complete_event(struct bpf_raw_tracepoint_args *ctx)
 /* an O_DIRECT request completes in an interrupt, which can come while
  * this program runs for a buffered one's completion in a task: its
  * _nested catches those */
+static __always_inline __u64 complete_key(struct bpf_raw_tracepoint_args *ctx)
+{
+	return ctx->args[0];	/* the request: it completes once */
+}
+
 NESTED_PAIR("raw_tp/fsaio_complete", fsaio_tp_complete, NEST_FSAIO_COMPLETE,
-	    struct bpf_raw_tracepoint_args *, complete_event)
+	    struct bpf_raw_tracepoint_args *, complete_key, complete_event)

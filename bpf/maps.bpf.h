@@ -21,6 +21,7 @@
 #include "fsaio_agg.h"
 #include "fsaio_fold.h"
 #include "fsaio_fold_aio.h"
+#include "fsaio_nest.h"
 #include "fsaio_sleeps.h"
 
 #ifdef FSAIO_DEFINE_MAPS
@@ -119,29 +120,16 @@ FSAIO_GLOBAL struct {
 	__type(value, __u64);
 } lost SEC(".maps");
 
-/* A program is not run on a CPU where it is already running (the kernel
- * counts the run as one of its recursion_misses): an interrupt that hits
- * its hook meanwhile would lose its event.  A hook reached from
- * interrupts has a second program beside the first (either order), that runs
- * the event only while the first is active on its CPU (nest_active[hook],
- * per CPU, set by the first), and counts it here: those misses were
- * caught (harness/live/tracer.c prog_misses()). */
-enum fsaio_nest_hook {
-	NEST_AIO_COMPLETE,	/* fentry aio_complete_rw: a direct or
-				 * block-completed aio read or write */
-	NEST_FSAIO_COMPLETE,	/* the patched kernel's fsaio_complete */
-	NEST_FSAIO_WAKE,	/* ... and fsaio_wake (a folio unlocked by
-				 * a read's completion) */
-	NEST__COUNT,
-};
-
+/* The marks of the hooks interrupts reach, per CPU (fsaio_nest.h), and
+ * how many events each hook's second program sent because the kernel
+ * skipped the first (harness/live/tracer.c prog_misses()). */
 FSAIO_GLOBAL struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, NEST__COUNT);
 	__type(key, __u32);
-	__type(value, __u32);
-} nest_active SEC(".maps");
-FSAIO_GLOBAL volatile __u64 nest_caught FSAIO_INIT(0);
+	__type(value, struct fsaio_nest_marks);
+} nest_marks SEC(".maps");
+FSAIO_GLOBAL volatile __u64 nest_caught[NEST__COUNT] FSAIO_INIT({});
 
 /* The counts of aggregate mode, per CPU (summed by the harness). */
 FSAIO_GLOBAL struct {

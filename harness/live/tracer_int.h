@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "bpf/fsaio_nest.h"
 #include "core/features.h"
 #include "live/tracer.h"
 
@@ -43,6 +44,8 @@ struct prog_desc {
 	uint32_t feat;		/* feature bit it contributes to */
 	bool fexit;
 	const char *alt;	/* PK_TP_OLD: the current name */
+	int pair;		/* the first of a hook's two programs
+				 * (bpf/fsaio_nest.h): its hook + 1 */
 };
 
 static const struct prog_desc progs[] = {	/* one table, read by both files */
@@ -76,20 +79,26 @@ static const struct prog_desc progs[] = {	/* one table, read by both files */
 	 * tells whether these took over libaio retries and completions */
 	{ "fsaio_tp_submit", PK_FSAIO_TP, "fsaio", "fsaio_submit", FEAT_FSAIO_TP },
 	{ "fsaio_tp_retry", PK_FSAIO_TP, "fsaio", "fsaio_retry", FEAT_FSAIO_TP },
-	{ "fsaio_tp_wake", PK_FSAIO_TP, "fsaio", "fsaio_wake", FEAT_FSAIO_TP },
+	/* a pair on a raw tracepoint: the kernel calls its probes in the
+	 * order they were attached, and the first must run first */
+	{ "fsaio_tp_wake", PK_FSAIO_TP, "fsaio", "fsaio_wake", FEAT_FSAIO_TP,
+	  .pair = NEST_FSAIO_WAKE + 1 },
 	{ "fsaio_tp_wake_nested", PK_FSAIO_TP, "fsaio", "fsaio_wake", FEAT_FSAIO_TP },
 	{ "fsaio_tp_resume", PK_FSAIO_TP, "fsaio", "fsaio_resume", FEAT_FSAIO_TP },
 	{ "fsaio_tp_punt", PK_FSAIO_TP, "fsaio", "fsaio_punt", FEAT_FSAIO_TP },
-	{ "fsaio_tp_complete", PK_FSAIO_TP, "fsaio", "fsaio_complete", FEAT_FSAIO_TP },
+	{ "fsaio_tp_complete", PK_FSAIO_TP, "fsaio", "fsaio_complete", FEAT_FSAIO_TP,
+	  .pair = NEST_FSAIO_COMPLETE + 1 },
 	{ "fsaio_tp_complete_nested", PK_FSAIO_TP, "fsaio", "fsaio_complete", FEAT_FSAIO_TP },
 	{ "fsaio_fexit_get_pages", PK_FENTRY, NULL, "filemap_get_pages", FEAT_FEXIT_GET_PAGES, true },
 	{ "fsaio_fentry_async_buf", PK_FENTRY, NULL, "io_async_buf_func", FEAT_FENTRY_ASYNC_BUF },
 	/* the resume half of the wake/resume pair: FEAT_FENTRY_ASYNC_BUF needs both */
 	{ "fsaio_fentry_io_read", PK_FENTRY, NULL, "io_read", FEAT_FENTRY_ASYNC_BUF },
-	{ "fsaio_fentry_aio_complete", PK_FENTRY, NULL, "aio_complete_rw", FEAT_FENTRY_AIO_COMPLETE },
-	/* beside it: runs what an interrupt brings while it runs (nest_active) */
+	/* a pair on an fentry trampoline, which calls the newest link
+	 * first: the second is attached first, so the first runs first */
 	{ "fsaio_fentry_aio_complete_nested", PK_FENTRY, NULL, "aio_complete_rw",
 	  FEAT_FENTRY_AIO_COMPLETE },
+	{ "fsaio_fentry_aio_complete", PK_FENTRY, NULL, "aio_complete_rw", FEAT_FENTRY_AIO_COMPLETE,
+	  .pair = NEST_AIO_COMPLETE + 1 },
 	{ "fsaio_fentry_fsync", PK_FENTRY, NULL, "vfs_fsync_range", FEAT_FENTRY_FSYNC },
 };
 #define NR_PROGS (sizeof(progs) / sizeof(progs[0]))
@@ -105,6 +114,7 @@ struct tracer {
 	size_t ringbuf_bytes;		/* the ring records go to now */
 	size_t ringbuf_max;		/* ring_grow stops here */
 	unsigned int ring_grows;
+	bool warned_pair_order;		/* prog_misses() said it once */
 	int ring_fds[MAX_RINGS];	/* the rings grown into, read to the end */
 	int nr_rings;
 	const char *tracefs;

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A hook interrupts reach has two programs (bpf/fsaio_nest.h): the first
+ * marks each event and sends it, the second sends only what it finds
+ * unmarked.  These tests play the kernel's side on one CPU: each program
+ * is counted active from before its first instruction to after its last
+ * (prog->active), a program active on the CPU is skipped (a recursion
+ * miss), and an interrupt's hit of the same hook can come at any point of
+ * the two spans, or inside another interrupt.  Every event must be sent
+ * exactly once, or be one the harness counts lost (the first's misses the
+ * second did not catch); never twice.
+ */
+#include <string.h>
+#include "kselftest_harness.h"
+#include "bpf/fsaio_nest.h"
+
+#pragma GCC diagnostic ignored "-Wsign-compare"
+
+/* Where in a hit an interrupt can come */
+enum point {
+	FIRST_PRE,	/* the first counted active, not yet running */
+	FIRST_MID,	/* the first marked, not yet sent */
+	FIRST_POST,	/* the first ran, still counted active */
+	BETWEEN,	/* neither active */
+	SECOND_PRE,
+	SECOND_MID,	/* the second found no mark, not yet sent */
+	SECOND_POST,
+	POINTS,
+};
+
+/* An interrupt: at a point of the hit it interrupts, the hook's hit for
+ * its own event, itself perhaps interrupted */
+struct irq {
+	enum point at;
+	__u64 key;
+	const struct irq *inner;
+};
+
+#define KEYS 32
+#define PTR(key)	((key) << 6)	/* an event's struct, as the kernel's */
+
+static struct cpu {
+	int active[2];		/* prog->active of the first and the second */
+	__u64 misses[2];	/* their recursion_misses */
+	__u64 caught;		/* nest_caught */
+	struct fsaio_nest_marks marks;
+	int hits[KEYS];		/* by key: the hook was reached */
+	int sent[KEYS];		/* ... and the event sent */
+	int reversed;		/* the kernel runs the second first */
+} cpu;
+
+static void hit(__u64 key, const struct irq *irq);
+
+static void at(enum point p, const struct irq *irq)
+{
+	if (irq && irq->at == p)
+		hit(irq->key, irq->inner);
+}
+
+static void run(int second, __u64 key, const struct irq *irq)
+{
+	if (cpu.active[second]) {
+		cpu.misses[second]++;
+		return;
+	}
+	cpu.active[second] = 1;
+	at(second ? SECOND_PRE : FIRST_PRE, irq);
+	if (!second) {
+		fsaio_nest_mark(&cpu.marks, PTR(key));
+		at(FIRST_MID, irq);
+		cpu.sent[key]++;
+	} else if (fsaio_nest_skipped(&cpu.marks, PTR(key))) {
+		cpu.caught++;
+		at(SECOND_MID, irq);
+		cpu.sent[key]++;
+	}
+	at(second ? SECOND_POST : FIRST_POST, irq);
+	cpu.active[second] = 0;
+}
+
+static void hit(__u64 key, const struct irq *irq)
+{
+	cpu.hits[key]++;
+	run(cpu.reversed, key, irq);
+	at(BETWEEN, irq);
+	run(!cpu.reversed, key, irq);
+}
+
+/* What the harness counts lost for the pair (tracer.c prog_misses()) */
+static __u64 counted_lost(void)
+{
+	return cpu.caught > cpu.misses[0] ? cpu.caught - cpu.misses[0]
+					  : cpu.misses[0] - cpu.caught;
+}
+
+static void fresh(void)
+{
+	memset(&cpu, 0, sizeof(cpu));
+}
+
+TEST(an_event_alone_is_sent_once_by_the_first)
+{
+	fresh();
+	hit(1, NULL);
+	EXPECT_EQ(1, cpu.sent[1]);
+	EXPECT_EQ(0, cpu.caught);
+	EXPECT_EQ(0, counted_lost());
+}
+
+/* The window the old flag left open: the kernel counts the first active
+ * before and after its body, and the hit that comes then is skipped. */
+TEST(an_interrupt_anywhere_in_either_span_is_sent_once)
+{
+	enum point p;
+
+	for (p = 0; p < POINTS; p++) {
+		struct irq irq = { p, 2, NULL };
+
+		if (p == SECOND_MID)
+			continue;	/* not reached: the first sent it */
+		fresh();
+		hit(1, &irq);
+		EXPECT_EQ(1, cpu.hits[2]) TH_LOG("interrupt at point %d", p);
+		EXPECT_EQ(1, cpu.sent[1]) TH_LOG("interrupt at point %d", p);
+		EXPECT_EQ(1, cpu.sent[2]) TH_LOG("interrupt at point %d", p);
+		EXPECT_EQ(0, counted_lost()) TH_LOG("interrupt at point %d", p);
+	}
+}
+
+/* An interrupt inside an interrupt can find both programs active: its
+ * event is lost, and counted; no event is ever sent twice. */
+TEST(nested_interrupts_send_once_or_count_the_loss)
+{
+	enum point p, q;
+	int both_active = 0;
+
+	for (p = 0; p < POINTS; p++)
+		for (q = 0; q < POINTS; q++) {
+			struct irq inner = { q, 3, NULL }, outer = { p, 2, &inner };
+			int k, unsent = 0;
+
+			fresh();
+			hit(1, &outer);
+			for (k = 1; k <= 3; k++) {
+				EXPECT_GE(1, cpu.sent[k]) TH_LOG("points %d/%d key %d", p, q, k);
+				unsent += cpu.hits[k] && !cpu.sent[k];
+			}
+			EXPECT_EQ(unsent, counted_lost()) TH_LOG("points %d/%d", p, q);
+			both_active += unsent;
+		}
+	/* lost only where both are active: the task's first span (3 points)
+	 * times the interrupt's second span, which sends (3), and the task's
+	 * second span, which does not (2), times the interrupt's first (3) */
+	EXPECT_EQ(3 * 3 + 2 * 3, both_active);
+}
+
+/* The second skipped (an interrupt in its span): the first ran and marked,
+ * nobody took the mark.  It costs a later event with the same key, if the
+ * first is skipped for it, a counted loss, never a second send. */
+TEST(stale_mark_costs_at_most_a_counted_loss)
+{
+	struct irq in_second = { SECOND_PRE, 2, NULL }, in_first = { FIRST_PRE, 2, NULL };
+
+	fresh();
+	hit(1, &in_second);
+	EXPECT_EQ(1, cpu.sent[2]);
+	EXPECT_EQ(1, cpu.misses[1]);
+	EXPECT_EQ(0, counted_lost());
+	hit(3, &in_first);	/* key 2 again: its struct reused */
+	EXPECT_EQ(1, cpu.sent[2]);
+	EXPECT_EQ(1, cpu.sent[3]);
+	EXPECT_EQ(1, counted_lost());
+}
+
+/* A table full of stale marks drops the oldest: the mark of the event in
+ * hand, and of any it interrupted, are the newest and stay. */
+TEST(full_table_drops_its_oldest_mark)
+{
+	struct irq between = { BETWEEN, 20, NULL };
+	__u64 k;
+
+	fresh();
+	for (k = 2; k < 2 + 2 * FSAIO_NEST_MARKS; k++) {
+		struct irq stale = { SECOND_POST, k, NULL };
+
+		hit(1, &stale);
+	}
+	for (k = 0; k < FSAIO_NEST_MARKS; k++)
+		EXPECT_NE(0, cpu.marks.key[k]);
+	memset(cpu.sent, 0, sizeof(cpu.sent));
+	hit(21, &between);
+	EXPECT_EQ(1, cpu.sent[21]);
+	EXPECT_EQ(1, cpu.sent[20]);
+	EXPECT_EQ(0, cpu.sent[2]);
+}
+
+/* Were the second run first, every event would go twice; the second then
+ * sends more than the kernel skipped, which the harness counts lost. */
+TEST(second_run_first_shows_as_more_caught_than_skipped)
+{
+	fresh();
+	cpu.reversed = 1;
+	hit(1, NULL);
+	hit(2, NULL);
+	EXPECT_EQ(2, cpu.sent[1]);
+	EXPECT_EQ(2, cpu.caught);
+	EXPECT_EQ(0, cpu.misses[0]);
+	EXPECT_EQ(2, counted_lost());
+}
+
+TEST(a_key_is_never_the_free_mark)
+{
+	EXPECT_NE(0, fsaio_nest_key(0));
+}
+
+TEST_HARNESS_MAIN
