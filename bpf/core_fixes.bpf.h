@@ -145,24 +145,32 @@ static __always_inline bool fsaio_wait_entry_queued(__u64 req)
 	return next && next != self;
 }
 
-/* ---- S_SYNC inodes ------------------------------------------------------
+/* ---- writes that stay synchronous -----------------------------------------
  * IS_SYNC(inode) of include/linux/fs.h: the inode's S_SYNC (chattr +S) or
  * its super block's SB_SYNCHRONOUS (-o sync).  ->write_iter() syncs every
- * write to such an inode, so an aio write to it stays synchronous. */
+ * write to such an inode, so an aio write to it stays synchronous.  So
+ * does one to a file whose file system does not set FOP_DSYNC_ASYNC
+ * (patches/linux-6.12: "fs: add FOP_DSYNC_ASYNC"; btrfs, 9p, tmpfs). */
 #define FSAIO_S_SYNC		(1u << 0)
 #define FSAIO_SB_SYNCHRONOUS	(1ul << 4)
+#define FSAIO_FOP_DSYNC_ASYNC	(1u << 6)
 #define FSAIO_IOCB_CMD_PWRITE	1
 #define FSAIO_IOCB_CMD_PWRITEV	8
 
-static __always_inline __u32 fsaio_write_to_sync_inode(__u64 req, __u32 opcode)
+static __always_inline __u32 fsaio_write_stays_sync(__u64 req, __u32 opcode)
 {
+	struct file *file;
 	struct inode *inode;
 
 	if (opcode != FSAIO_IOCB_CMD_PWRITE && opcode != FSAIO_IOCB_CMD_PWRITEV)
 		return 0;
-	inode = BPF_CORE_READ((struct aio_kiocb *)req, ki_filp, f_inode);
+	file = BPF_CORE_READ((struct aio_kiocb *)req, ki_filp);
+	inode = BPF_CORE_READ(file, f_inode);
 	if (!inode)
 		return 0;
+	if (bpf_core_field_exists(file->f_op->fop_flags) &&
+	    !(BPF_CORE_READ(file, f_op, fop_flags) & FSAIO_FOP_DSYNC_ASYNC))
+		return 1;
 	return (BPF_CORE_READ(inode, i_flags) & FSAIO_S_SYNC) ||
 	       (BPF_CORE_READ(inode, i_sb, s_flags) & FSAIO_SB_SYNCHRONOUS);
 }

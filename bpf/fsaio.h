@@ -261,9 +261,11 @@ enum fsaio_context {
 					 * wait queue when the retry was queued:
 					 * a wake that did not happen (a stale
 					 * WOKEN bit, a lost list_del_init) */
-#define FSAIO_F_SYNC_INODE	0x80	/* libaio write to an S_SYNC inode
-					 * (chattr +S, a -o sync mount), which
-					 * stays synchronous by design: a SLEEP
+#define FSAIO_F_STAYS_SYNC	0x80	/* libaio write the patched kernel
+					 * keeps synchronous by design: to an
+					 * S_SYNC inode (chattr +S, a -o sync
+					 * mount) or on a file system without
+					 * FOP_DSYNC_ASYNC (btrfs): a SLEEP
 					 * inside io_submit while it is issued,
 					 * and every patched-kernel event of it
 					 * (a RETRY or PUNT means it went async) */

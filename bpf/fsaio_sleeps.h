@@ -42,7 +42,7 @@ struct fsaio_sleep_key {
 	__u32 nr_stack;
 	__u8 ctx;		/* enum fsaio_context */
 	__u8 engine;
-	__u8 flags;		/* FSAIO_F_SYNC_INODE */
+	__u8 flags;		/* FSAIO_F_STAYS_SYNC */
 	__u8 gen;		/* the run's generation (sleep_gen) */
 };
 

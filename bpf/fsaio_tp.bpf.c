@@ -121,8 +121,8 @@ fsaio_req_reserve(__u16 type, __u64 req, struct aio_req_info **infop)
 	r->req = info->iocb;
 	r->user_data = info->data;
 	r->tgid = info->tgid;
-	if (info->sync_inode)
-		r->flags |= FSAIO_F_SYNC_INODE;
+	if (info->stays_sync)
+		r->flags |= FSAIO_F_STAYS_SYNC;
 	if (infop)
 		*infop = info;
 	return r;
@@ -162,10 +162,10 @@ int fsaio_tp_submit(struct bpf_raw_tracepoint_args *ctx)
 	}
 	info.ioprio = BPF_CORE_READ((struct aio_kiocb *)req, rw.ki_ioprio);
 	/* the sleeps until the next fsaio_submit are this request's */
-	info.sync_inode = fsaio_write_to_sync_inode(req, (__u32)ctx->args[3]);
+	info.stays_sync = fsaio_write_stays_sync(req, (__u32)ctx->args[3]);
 	sys = bpf_map_lookup_elem(&sys_states, &info.pid);
 	if (sys)
-		sys->sync_write = info.sync_inode;
+		sys->sync_write = info.stays_sync;
 	update_or_count(&aio_reqs, &req, &info, BPF_ANY);
 	return 0;
 }

@@ -224,7 +224,7 @@ struct sleep_state {
 	__u32 nr_stack;
 	__u8 ctx;
 	__u8 engine;
-	__u8 flags;		/* FSAIO_F_SYNC_INODE */
+	__u8 flags;		/* FSAIO_F_STAYS_SYNC */
 	__u8 pad;
 	__u64 stack[FSAIO_STACK_DEPTH];
 	char comm[FSAIO_COMM_LEN];
@@ -315,7 +315,7 @@ struct aio_req_info {
 	/* the submitter's identity at submit: the worker must act as it */
 	__u32 fsuid, fsgid;
 	__u64 cap_effective;
-	__u32 sync_inode;	/* a write to an S_SYNC inode */
+	__u32 stays_sync;	/* a write that stays synchronous (core_fixes.bpf.h) */
 	__u16 ioprio;		/* the request's I/O priority (ki_ioprio) */
 	__u16 pad;
 };

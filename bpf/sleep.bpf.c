@@ -172,7 +172,7 @@ static __always_inline void sleep_begin(void *ctx, bool preempt, __u32 prev_stat
 		struct sys_state *sys = bpf_map_lookup_elem(&sys_states, &s->pid);
 
 		if (sys && sys->sync_write)
-			s->flags = FSAIO_F_SYNC_INODE;
+			s->flags = FSAIO_F_STAYS_SYNC;
 	}
 	bpf_get_current_comm(s->comm, sizeof(s->comm));
 	/* bpf_trace_run*, __bpf_trace_sched_switch / __traceiter_*, __schedule:

@@ -11,7 +11,7 @@
  * request's flags say (iocb_is_dsync()), so a kernel that hands such an
  * O_DSYNC write to a worker syncs it twice, once inside io_submit; the
  * patched kernel keeps them synchronous (fsaio traces each such write,
- * FSAIO_F_SYNC_INODE: its sleeps inside io_submit are by design, a RETRY
+ * FSAIO_F_STAYS_SYNC: its sleeps inside io_submit are by design, a RETRY
  * or PUNT of it fails retry_lifecycle).  Skips where the file system has
  * no FS_SYNC_FL (tmpfs, 9p).
  */

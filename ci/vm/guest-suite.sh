@@ -23,6 +23,10 @@
 #      visibility of O_DSYNC writes there too.
 #      And aio_blkcg (io.max, io.stat, the cgroup's release after rmdir)
 #      on a disk that is not a loop device.
+#    btrfs: aio_osync_write -D.  btrfs does not set FOP_DSYNC_ASYNC (its
+#      ->fsync() waits for ordered extents): the patched kernel must keep
+#      its O_DSYNC writes synchronous, each one complete when io_submit
+#      returns, no RETRY or PUNT (retry_lifecycle).
 #    A kernel without the file system skips its run with a "# FS:" note
 #    that leaves the verdict alone; a kernel with it but no mounted
 #    scratch is an ERROR (the run was asked for).
@@ -94,6 +98,7 @@ extra xfs fsaio-xfs.json aio_osync_write -D
 # io cgroups on a disk that is not a loop device (whose per-cgroup worker
 # holds a removed cgroup for 60 s): aio_blkcg checks the release there.
 extra xfs fsaio-xfs-blkcg.json aio_blkcg
+extra btrfs fsaio-btrfs.json aio_osync_write -D
 
 # Race amplification: a memory-backed null_blk whose completions
 # come from a 5 us hrtimer (irqmode=2), so a read's completion races the

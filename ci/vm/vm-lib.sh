@@ -33,7 +33,7 @@ vm_vars() {
 		declare -g "$name=${a#*=}"
 	done
 	: "${KERNEL:=stock}" "${VMRESULTS:=vm}" "${OUTPUT:=.output}" "${VMTIMEOUT:=1800}"
-	: "${VMSLOW:=0}" "${VMDISKS:=ext4,xfs,f2fs}"
+	: "${VMSLOW:=0}" "${VMDISKS:=ext4,xfs,f2fs,btrfs}"
 	BK_ARGS=(${KDIR:+--kdir "$KDIR"} ${FLAVOR:+--flavor "$FLAVOR"})
 	# KASAN's shadow memory and lockdep want more room; under TCG a KASAN +
 	# lockdep kernel is so slow that ACPI's AML interpreter times out on

@@ -20,9 +20,9 @@
 # Variables: KDIR (kernel source, default the Debian 6.12 tree), FLAVOR
 # (debug), KERNEL, KBUILD, VMCMD (guest command; @OUT@ = the guest's view of
 # the results dir; default ci/vm/guest-suite.sh: the suite, then
-# aio_osync_write -D on the f2fs scratch disk), VMDISKS (vmcheck's scratch
-# disks, ci/vm/vm-run.sh --disks; default ext4,xfs,f2fs: the default VMCMD
-# needs the f2fs one), VMLABEL (results label for KERNEL=path, default the
+# the runs on the other scratch disks), VMDISKS (vmcheck's scratch
+# disks, ci/vm/vm-run.sh --disks; default ext4,xfs,f2fs,btrfs: the default VMCMD
+# needs them all), VMLABEL (results label for KERNEL=path, default the
 # kernel's release string), VMSLOW (dm-delay ms on the scratch disks), VMTIMEOUT,
 # VMOPTS (extra ci/vm/vm-run.sh options), NOBUILD=1 (use cached kernels only),
 # VMRESULTS (results directory under .output, default vm),
@@ -40,7 +40,7 @@ FLAVOR		?=
 KDIR		?=
 KBUILD		?=
 VMCMD		?=
-VMDISKS		?= ext4,xfs,f2fs
+VMDISKS		?= ext4,xfs,f2fs,btrfs
 VMSLOW		?= 0
 VMTIMEOUT	?= 1800
 VMOPTS		?=

@@ -693,13 +693,16 @@ static struct engine_stats *retry_stats(struct checker *c, const struct lc *l,
 }
 
 /* Writes to an S_SYNC inode (chattr +S, -o sync) stay synchronous: the
- * copy's own ->write_iter() syncs them in io_submit(). */
-static void sync_inode_went_async(struct checker *c, struct lc *l,
+ * copy's own ->write_iter() syncs them in io_submit().  So do writes on a
+ * file system without FOP_DSYNC_ASYNC (btrfs): the kernel must not
+ * finish them in a worker. */
+static void stays_sync_went_async(struct checker *c, struct lc *l,
 				  const struct fsaio_record *r)
 {
-	if (l && (r->flags & FSAIO_F_SYNC_INODE))
-		fail_note(&c->retry, l, "a write to an S_SYNC inode (chattr +S, -o sync) "
-			  "was made asynchronous (%s): it must stay synchronous",
+	if (l && (r->flags & FSAIO_F_STAYS_SYNC))
+		fail_note(&c->retry, l, "a write the kernel must keep synchronous (an S_SYNC "
+			  "inode, a -o sync mount, or a file system without FOP_DSYNC_ASYNC) "
+			  "was made asynchronous (%s)",
 			  event_type_name(r->type));
 }
 
@@ -722,7 +725,7 @@ static void on_retry(struct checker *c, const struct fsaio_record *r)
 	retry_stats(c, seen, r)->retries++;
 	if (!l)
 		return;
-	sync_inode_went_async(c, l, r);
+	stays_sync_went_async(c, l, r);
 	switched_off_went_async(c, l, r);
 	if (l->rstate == R_ARMED)
 		fail_note(&c->retry, l, "retry while already armed (no wake)");
@@ -855,7 +858,7 @@ static void on_punt(struct checker *c, const struct fsaio_record *r)
 	retry_stats(c, seen, r)->punts++;
 	if (!l)
 		return;
-	sync_inode_went_async(c, l, r);
+	stays_sync_went_async(c, l, r);
 	switched_off_went_async(c, l, r);
 	/* A blocking worker takes over: whatever was armed is moot. */
 	l->rstate = R_IDLE;

@@ -71,8 +71,9 @@ struct wait_cell {
 	X(other_sleeps_in_submit, "other D-state sleeps inside the submit "	\
 				  "syscall: block layer, io_other, locks")	\
 	X(other_sleep_ns, "their total duration")			\
-	X(sync_inode_sleeps, "libaio: of those, sleeps issuing a write to an " \
-			     "S_SYNC inode (synchronous by design)")	\
+	X(stays_sync_sleeps, "libaio: of those, sleeps issuing a write the " \
+			     "kernel keeps synchronous (S_SYNC inode, "	\
+			     "no FOP_DSYNC_ASYNC)")			\
 	X(retries, "armed retries (RETRY)")				\
 	X(wakes, "wake callbacks (WAKE)")				\
 	X(resumes, "resumptions (RESUME)")				\

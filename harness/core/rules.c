@@ -219,7 +219,7 @@ static void finish_retry(struct checker *c)
 }
 
 /* "; 2 other sleeps inside (block 2), not FSAIO waits: first: ..." */
-static size_t other_sleeps(const struct sleep_sum *o, uint64_t sync_inode,
+static size_t other_sleeps(const struct sleep_sum *o, uint64_t stays_sync,
 			   char *d, size_t len)
 {
 	size_t n = 0;
@@ -237,9 +237,9 @@ static size_t other_sleeps(const struct sleep_sum *o, uint64_t sync_inode,
 			      o->by_site[site]);
 		sep = ", ";
 	}
-	if (n < len && sync_inode)
-		n += snprintf(d + n, len - n, "; %" PRIu64 " issuing writes to S_SYNC "
-			      "inodes, synchronous by design", sync_inode);
+	if (n < len && stays_sync)
+		n += snprintf(d + n, len - n, "; %" PRIu64 " issuing writes that stay "
+			      "synchronous by design", stays_sync);
 	if (n < len)
 		n += snprintf(d + n, len - n, "), not FSAIO waits; first: %s", o->first);
 	return n;
@@ -270,7 +270,7 @@ static void finish_nonblocking(struct checker *c, enum invariant_id id,
 		set_result(ir, VERDICT_SKIP, 0, "no %s requests", engine_name(e));
 		return;
 	}
-	other_sleeps(o, es->sync_inode_sleeps, others, sizeof(others));
+	other_sleeps(o, es->stays_sync_sleeps, others, sizeof(others));
 	if (!s->count) {
 		set_result(ir, VERDICT_PASS, es->submitted,
 			   "%" PRIu64 " requests in %" PRIu64 " %s calls, no FSAIO wait "

@@ -146,9 +146,10 @@ static bool blocks_submit(const struct fsaio_record *r, enum fsaio_engine e)
 {
 	unsigned site = r->site;
 
-	/* a write to an S_SYNC inode is synchronous by design (its own
+	/* a write that stays synchronous (S_SYNC inode, a file system
+	 * without FOP_DSYNC_ASYNC) is synchronous by design (its own
 	 * RETRY or PUNT is the failure: checker.c, on_retry/on_punt) */
-	if (e == FSAIO_ENGINE_LIBAIO && (r->flags & FSAIO_F_SYNC_INODE))
+	if (e == FSAIO_ENGINE_LIBAIO && (r->flags & FSAIO_F_STAYS_SYNC))
 		return false;
 	if (site == FSAIO_SITE_COPY)
 		return e == FSAIO_ENGINE_IO_URING;
@@ -181,8 +182,8 @@ static void sleeps_account(struct checker *c, const struct fsaio_record *r,
 	else
 		return;
 	if (!blocks_submit(r, e)) {
-		if (r->flags & FSAIO_F_SYNC_INODE)
-			c->st.engine[e].sync_inode_sleeps += n->count;
+		if (r->flags & FSAIO_F_STAYS_SYNC)
+			c->st.engine[e].stays_sync_sleeps += n->count;
 		c->st.engine[e].other_sleeps_in_submit += n->count;
 		c->st.engine[e].other_sleep_ns += n->total_ns;
 		sleep_note(&c->other[e], r, n);

@@ -270,7 +270,7 @@ TEST_F(patched, wait_cells_and_histogram)
 
 /*
  * Writes to an S_SYNC inode (chattr +S, -o sync) stay synchronous: their
- * sleeps inside io_submit (FSAIO_F_SYNC_INODE, set in BPF from the inode at
+ * sleeps inside io_submit (FSAIO_F_STAYS_SYNC, set in BPF from the inode at
  * fsaio_submit) are the synchronous write's, not a blocked submit; the
  * same write handed to a worker (a PUNT carrying the flag) is the bug.
  */
@@ -284,11 +284,11 @@ static void sync_inode_write(struct checker *c, bool went_async)
 	r.site = FSAIO_SITE_WRITEBACK;
 	r.arg0 = 3000000;
 	r.arg1 = 209;	/* __NR_io_submit */
-	r.flags = FSAIO_F_SYNC_INODE;
+	r.flags = FSAIO_F_STAYS_SYNC;
 	synth_feed(c, &r);
 	if (went_async) {
 		r = synth_rec(FSAIO_EV_PUNT, FSAIO_ENGINE_LIBAIO, 42, IOCB);
-		r.flags = FSAIO_F_SYNC_INODE;
+		r.flags = FSAIO_F_STAYS_SYNC;
 		synth_feed(c, &r);
 		ev_resume(c, FSAIO_ENGINE_LIBAIO, 42, IOCB, 1);
 	}
@@ -302,8 +302,8 @@ TEST_F(patched, sync_inode_write_sleeping_in_submit_passes)
 	sync_inode_write(self->c, false);
 	FINISH(self->c);
 	EXPECT_VERDICT(self->c, VERDICT_PASS, INV_NONBLOCKING_SUBMIT_LIBAIO);
-	EXPECT_DETAIL(self->c, INV_NONBLOCKING_SUBMIT_LIBAIO, "1 issuing writes to S_SYNC inodes");
-	EXPECT_EQ(1, LIBAIO(self->c)->sync_inode_sleeps);
+	EXPECT_DETAIL(self->c, INV_NONBLOCKING_SUBMIT_LIBAIO, "1 issuing writes that stay synchronous by design");
+	EXPECT_EQ(1, LIBAIO(self->c)->stays_sync_sleeps);
 	EXPECT_EQ(0, LIBAIO(self->c)->blocked_in_submit);
 }
 
@@ -312,7 +312,7 @@ TEST_F(patched, sync_inode_write_made_async_fails)
 	sync_inode_write(self->c, true);
 	FINISH(self->c);
 	EXPECT_VERDICT(self->c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
-	EXPECT_DETAIL(self->c, INV_RETRY_LIFECYCLE, "a write to an S_SYNC inode");
+	EXPECT_DETAIL(self->c, INV_RETRY_LIFECYCLE, "a write the kernel must keep synchronous");
 }
 
 TEST_F(patched, writeback_sleep_without_the_flag_still_blocks)

@@ -280,7 +280,7 @@ static void libaio_reads(struct checker *c)
 			sleep_in(c, 100, FSAIO_CTX_SUBMIT_LIBAIO, FSAIO_SITE_BLOCK, 0, ns / 3, 0);
 		if (i % 50 == 7)
 			sleep_in(c, 100, FSAIO_CTX_SUBMIT_LIBAIO, FSAIO_SITE_JOURNAL, 1, ns * 5,
-				 FSAIO_F_SYNC_INODE);
+				 FSAIO_F_STAYS_SYNC);
 		aio_submit_done(c, 100, i, 1, 1);
 		aio_complete(c, IOCB(i), 4096);
 		if (i % 7 == 0)
@@ -300,7 +300,7 @@ TEST_F(sleeps, libaio_reads_send_the_first_three_of_each_stack)
 	EXPECT_EQ(5 * FSAIO_SLEEP_EXAMPLES, m.sleeps_sent);
 	EXPECT_EQ(400 + 40 + 8 + 58 - 5 * FSAIO_SLEEP_EXAMPLES,
 		  checker_stats(self->folded)->aggregated);
-	EXPECT_EQ(8, checker_stats(self->folded)->engine[FSAIO_ENGINE_LIBAIO].sync_inode_sleeps);
+	EXPECT_EQ(8, checker_stats(self->folded)->engine[FSAIO_ENGINE_LIBAIO].stays_sync_sleeps);
 }
 
 /*

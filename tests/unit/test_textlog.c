@@ -26,7 +26,7 @@ static struct fsaio_record full(int type)
 	r.user_data = 0xfeedfacecafebeefull;
 	r.site = FSAIO_SITE_WRITEBACK;
 	r.ctx = FSAIO_CTX_SUBMIT_LIBAIO;
-	r.flags = FSAIO_F_SYNC_INODE | FSAIO_F_ACCEPTED;
+	r.flags = FSAIO_F_STAYS_SYNC | FSAIO_F_ACCEPTED;
 	r.res = -529;
 	r.arg0 = 1ull << 63;
 	r.arg1 = 4096;
