@@ -64,30 +64,24 @@ static __always_inline void note_pressure(__u64 avail)
 		ring_pressure = 1;
 }
 
-/* A record of size bytes in the current ring; a failure is a drop. */
-static __always_inline void *ring_reserve(__u64 size)
+/* A record of size bytes in the current ring.  A failure is a drop,
+ * counted here, unless the record was numbered before it was written (a
+ * fold promote's): the hole it leaves in seq counts it. */
+static __always_inline void *ring_reserve_in(__u64 size, bool numbered)
 {
 	void *rb = event_ring();
 	void *r = rb ? bpf_ringbuf_reserve(rb, size, 0) : NULL;
 
 	if (!r) {
-		count_drops(FSAIO_DROP_RINGBUF, 1);
+		if (!numbered)
+			count_drops(FSAIO_DROP_RINGBUF, 1);
 		note_pressure(~0ull);
 	}
 	return r;
 }
 
-/* A record numbered before it is written (a fold promote's): a failure
- * is not counted as a drop, the hole in seq it leaves counts it. */
-static __always_inline void *ring_reserve_numbered(__u64 size)
-{
-	void *rb = event_ring();
-	void *r = rb ? bpf_ringbuf_reserve(rb, size, 0) : NULL;
-
-	if (!r)
-		note_pressure(~0ull);
-	return r;
-}
+#define ring_reserve(size)		ring_reserve_in((size), false)
+#define ring_reserve_numbered(size)	ring_reserve_in((size), true)
 
 /* Data waiting in the current ring, this record's included. */
 static __always_inline __u64 ring_avail(void)
@@ -260,6 +254,9 @@ static __always_inline void send_voids(__u64 seq, __u32 n, __u64 req)
 	struct fsaio_record *r;
 	__u32 i;
 
+	/* bound 8, not FSAIO_FOLD_MAX_RECORDS: with 6 clang's code for the
+	 * loop overflows the stack of io_submit's program (528 bytes) */
+	_Static_assert(FSAIO_FOLD_MAX_RECORDS <= 8, "send_voids' bound");
 	for (i = 0; i < n && i < 8; i++) {
 		r = ring_reserve_numbered(FSAIO_RECORD_SHORT);
 		if (!r)
@@ -354,9 +351,9 @@ static __always_inline struct sys_state *sys_state_get(__u32 tid)
 /*
  * NESTED_PAIR(SEC, NAME, HOOK, CTX_T, KEY, EVENT): the two programs of a
  * hook interrupts reach (fsaio_nest.h).  NAME marks KEY(ctx) in its CPU's
- * nest_marks[HOOK] and runs EVENT(ctx); NAME_nested, which the kernel runs
- * after it on each hit, runs EVENT(ctx) only if it finds no mark: the
- * kernel skipped NAME for this event.
+ * nest_marks[HOOK], at the context level it runs at, and runs EVENT(ctx);
+ * NAME_nested, which the kernel runs after it on each hit, runs EVENT(ctx)
+ * only if it finds no mark: the kernel skipped NAME for this event.
  */
 #define NESTED_PAIR(sec, name, hook, ctx_t, key, event)			\
 SEC(sec)								\
@@ -366,7 +363,8 @@ int name(ctx_t ctx)							\
 	struct fsaio_nest_marks *m = bpf_map_lookup_elem(&nest_marks, &k); \
 									\
 	if (m)								\
-		fsaio_nest_mark(m, key(ctx));				\
+		fsaio_nest_mark(m, fsaio_nest_level(fsaio_preempt_count()), \
+				key(ctx));					\
 	event(ctx);							\
 	return 0;							\
 }									\
@@ -377,7 +375,8 @@ int name##_nested(ctx_t ctx)						\
 	__u32 k = (hook);						\
 	struct fsaio_nest_marks *m = bpf_map_lookup_elem(&nest_marks, &k); \
 									\
-	if (!m || !fsaio_nest_skipped(m, key(ctx)))			\
+	if (!m || !fsaio_nest_skipped(m, fsaio_nest_level(fsaio_preempt_count()), \
+					key(ctx)))				\
 		return 0;						\
 	__sync_fetch_and_add(&nest_caught[(hook)], 1);			\
 	event(ctx);							\

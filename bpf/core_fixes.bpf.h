@@ -175,6 +175,25 @@ static __always_inline __u32 fsaio_write_stays_sync(__u64 req, __u32 opcode)
 	       (BPF_CORE_READ(inode, i_sb, s_flags) & FSAIO_SB_SYNCHRONOUS);
 }
 
+/* ---- the CPU's context level (fsaio_nest.h) ------------------------------
+ * x86's preempt_count is the per-CPU int __preempt_count up to 6.1 and
+ * again since 6.15, a field of the per-CPU struct pcpu_hot from 6.2 to
+ * 6.14.  Neither (another architecture): 0, every hit at one level. */
+extern const int __preempt_count __ksym __weak;
+struct pcpu_hot___fsaio {
+	int preempt_count;
+} __attribute__((preserve_access_index));
+extern const struct pcpu_hot___fsaio pcpu_hot __ksym __weak;
+
+static __always_inline __u32 fsaio_preempt_count(void)
+{
+	if (&__preempt_count)
+		return *(const int *)bpf_this_cpu_ptr(&__preempt_count);
+	if (&pcpu_hot)
+		return ((const struct pcpu_hot___fsaio *)bpf_this_cpu_ptr(&pcpu_hot))->preempt_count;
+	return 0;
+}
+
 /* ---- io_uring -----------------------------------------------------------
  * The kiocb of a read/write is the first member of the command area at
  * offset 0 of struct io_kiocb (io_kiocb_to_cmd(req, struct io_rw), and

@@ -194,6 +194,10 @@ enum fsaio_drop {
 					 * other CPUs twice in a row: the
 					 * record after it may precede the
 					 * request's SUBMIT */
+	FSAIO_DROP_PAIR_TWICE = 6,	/* events a hook's second program sent
+					 * although the kernel ran the first
+					 * for them (bpf/fsaio_nest.h): not lost,
+					 * sent twice */
 	FSAIO_DROP__COUNT,
 };
 

@@ -181,7 +181,10 @@ FSAIO_INLINE int fsaio_fold_cqe_more(__u32 cflags, __u8 rflags, __u8 opcode)
 #define FSAIO_FOLD_SEND_KCQE	4	/* its folded kernel COMPLETE */
 #define FSAIO_FOLD_SEND_REAP	8	/* its folded REAP (a DONE lifecycle) */
 
-/* How many records a promote's answer stands for (VOID ones included). */
+/* How many records a promote's answer stands for (VOID ones included):
+ * at most one per FSAIO_FOLD_SEND_* bit. */
+#define FSAIO_FOLD_MAX_RECORDS	6
+
 FSAIO_INLINE __u32 fsaio_fold_nrecords(int what)
 {
 	return !!(what & FSAIO_FOLD_SEND_SUBMIT) + !!(what & FSAIO_FOLD_SEND_CQE) +

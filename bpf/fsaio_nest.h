@@ -24,15 +24,23 @@
  * harness attaches them accordingly (harness/live/tracer_int.h).  Were
  * the order ever reversed, every event would go twice and the second
  * would send more than the kernel skipped: the harness compares the two
- * counts and calls the excess lost, so the checks become ERROR.
+ * counts, and the excess makes the checks ERROR (cause pair_twice).
+ *
+ * Each context level of the CPU (task, softirq, hardirq, NMI) marks in a
+ * table of its own.  On one hit the first and the second run at the same
+ * level, and hits of one level do not nest (an interrupt is another
+ * level), so the one mark in use at a level is that of the hit in hand:
+ * a burst of interrupt hits cannot push out the mark of the task-level
+ * hit they interrupted.  Only a task preempted between the two programs
+ * (a preemptible kernel's fentry trampoline) leaves a second mark in use
+ * at its level, hence a few slots per level.
  *
  * A mark outlives its event only when the kernel skips the second (an
  * interrupt while the second is active: the first runs for it and marks,
  * and nobody takes the mark).  Such a stale mark costs nothing unless the
- * kernel later skips the first for an event with the same key: that event
- * is not sent, and counted lost (a miss no second program caught).  A
- * full table drops its oldest mark: the marks of events still being
- * handled are the newest ones (one per interrupted context).
+ * kernel later skips the first for an event with the same key at that
+ * level: that event is not sent, and counted lost (a miss no second
+ * program caught).  A full table drops its oldest mark.
  *
  * Shared by the BPF object and tests/unit/test_nest.c, which plays the
  * kernel's skips at every point of both programs' spans.
@@ -52,11 +60,12 @@ enum fsaio_nest_hook {
 	NEST__COUNT,
 };
 
-#define FSAIO_NEST_MARKS	8
+#define FSAIO_NEST_LEVELS	4	/* task, softirq, hardirq, NMI */
+#define FSAIO_NEST_SLOTS	4
 
 struct fsaio_nest_marks {
-	__u64 key[FSAIO_NEST_MARKS];	/* 0: free */
-	__u64 stamp[FSAIO_NEST_MARKS];	/* the table's clock when marked */
+	__u64 key[FSAIO_NEST_LEVELS][FSAIO_NEST_SLOTS];	/* 0: free */
+	__u64 stamp[FSAIO_NEST_LEVELS][FSAIO_NEST_SLOTS]; /* clock at marking */
 	__u64 clock;
 };
 
@@ -66,41 +75,56 @@ FSAIO_INLINE __u64 fsaio_nest_key(__u64 key)
 	return key | 1;
 }
 
-/* The first program, before it sends: this event is handled. */
-FSAIO_INLINE void fsaio_nest_mark(struct fsaio_nest_marks *m, __u64 key)
+/* The context level of a preempt_count (include/linux/preempt.h masks) */
+FSAIO_INLINE __u32 fsaio_nest_level(__u32 preempt_count)
 {
-	__u64 oldest = ~0ull;
-	__u32 i, at = 0, free = FSAIO_NEST_MARKS;
+	if (preempt_count & 0x00f00000)		/* NMI_MASK */
+		return 3;
+	if (preempt_count & 0x000f0000)		/* HARDIRQ_MASK */
+		return 2;
+	if (preempt_count & 0x00000100)		/* SOFTIRQ_OFFSET: serving */
+		return 1;
+	return 0;
+}
 
+/* The first program, before it sends: this event is handled. */
+FSAIO_INLINE void fsaio_nest_mark(struct fsaio_nest_marks *m, __u32 level, __u64 key)
+{
+	__u64 oldest = ~0ull, *keys, *stamps;
+	__u32 i, at = 0, free = FSAIO_NEST_SLOTS;
+
+	level &= FSAIO_NEST_LEVELS - 1;
+	keys = m->key[level];
+	stamps = m->stamp[level];
 	key = fsaio_nest_key(key);
-	for (i = 0; i < FSAIO_NEST_MARKS; i++) {
-		if (m->key[i] == key) {
-			at = i;
+	for (i = 0; i < FSAIO_NEST_SLOTS; i++) {
+		if (keys[i] == key) {
 			free = i;
 			break;
 		}
-		if (!m->key[i] && free == FSAIO_NEST_MARKS)
+		if (!keys[i] && free == FSAIO_NEST_SLOTS)
 			free = i;
-		if (m->stamp[i] < oldest) {
-			oldest = m->stamp[i];
+		if (stamps[i] < oldest) {
+			oldest = stamps[i];
 			at = i;
 		}
 	}
-	if (free < FSAIO_NEST_MARKS)
+	if (free < FSAIO_NEST_SLOTS)
 		at = free;
-	m->key[at & (FSAIO_NEST_MARKS - 1)] = key;
-	m->stamp[at & (FSAIO_NEST_MARKS - 1)] = ++m->clock;
+	keys[at & (FSAIO_NEST_SLOTS - 1)] = key;
+	stamps[at & (FSAIO_NEST_SLOTS - 1)] = ++m->clock;
 }
 
 /* The second program: did the first skip this event?  (Takes its mark.) */
-FSAIO_INLINE int fsaio_nest_skipped(struct fsaio_nest_marks *m, __u64 key)
+FSAIO_INLINE int fsaio_nest_skipped(struct fsaio_nest_marks *m, __u32 level, __u64 key)
 {
+	__u64 *keys = m->key[level & (FSAIO_NEST_LEVELS - 1)];
 	__u32 i;
 
 	key = fsaio_nest_key(key);
-	for (i = 0; i < FSAIO_NEST_MARKS; i++) {
-		if (m->key[i] == key) {
-			m->key[i] = 0;
+	for (i = 0; i < FSAIO_NEST_SLOTS; i++) {
+		if (keys[i] == key) {
+			keys[i] = 0;
 			return 0;
 		}
 	}

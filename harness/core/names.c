@@ -61,6 +61,7 @@ const char *drop_name(enum fsaio_drop d)
 		[FSAIO_DROP_MAP_FULL] = "map_full",
 		[FSAIO_DROP_PROG_MISSED] = "prog_missed",
 		[FSAIO_DROP_FOLD_RACE] = "fold_race",
+		[FSAIO_DROP_PAIR_TWICE] = "pair_twice",
 	};
 
 	return NAME_OF(n, d, FSAIO_DROP__COUNT);

@@ -57,6 +57,7 @@ static size_t loss_causes(const struct checker *c, char *d, size_t len)
 		[FSAIO_DROP_MAP_FULL] = "state map full",
 		[FSAIO_DROP_PROG_MISSED] = "program runs the kernel skipped (recursion)",
 		[FSAIO_DROP_FOLD_RACE] = "fold promotes that kept losing their slot",
+		[FSAIO_DROP_PAIR_TWICE] = "events a program pair sent twice",
 	};
 	uint64_t gaps = c->st.lost;
 	size_t o = 0;

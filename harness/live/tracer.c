@@ -271,6 +271,36 @@ static __u32 fold_aio_mode(const struct tracer *t)
 	return FOLD_AIO_BARE;
 }
 
+static void pairs_baseline(struct tracer *t);
+
+/* A pair's second attached without its first would send every event
+ * unmarked, beside whatever else reports it: it goes.  (A first alone is
+ * the hook as it was before pairs: its misses count as lost.) */
+static void detach_lone_seconds(struct tracer *t)
+{
+	size_t i, j;
+	int k;
+
+	for (i = 0; i < NR_PROGS; i++) {
+		char second[64];
+
+		if (!progs[i].pair || t->attached[i])
+			continue;
+		snprintf(second, sizeof(second), "%s_nested", progs[i].prog);
+		for (j = 0; j < NR_PROGS; j++) {
+			if (strcmp(progs[j].prog, second) || !t->attached[j])
+				continue;
+			for (k = 0; k < t->nr_links; k++)
+				if (t->links[k] == t->link[j])
+					t->links[k] = t->links[--t->nr_links];
+			bpf_link__destroy(t->link[j]);
+			t->link[j] = NULL;
+			t->attached[j] = false;
+			tracer_vlog(t, "%s detached: %s is not attached", second, progs[i].prog);
+		}
+	}
+}
+
 static int attach_all(struct tracer *t, char *err, size_t errlen)
 {
 	struct bpf_program *prog;
@@ -335,8 +365,11 @@ static int attach_all(struct tracer *t, char *err, size_t errlen)
 			return -E2BIG;
 		}
 		t->links[t->nr_links++] = link;
+		t->link[i] = link;
 		t->attached[i] = true;
 	}
+	detach_lone_seconds(t);
+	pairs_baseline(t);
 	/* a feature is on when every program contributing to it attached */
 	for (i = 0; i < NR_PROGS; i++)
 		if (t->attached[i] && progs[i].feat)
@@ -449,32 +482,39 @@ int tracer_track_pid(struct tracer *t, pid_t tgid)
 	return 0;
 }
 
-/* Runs of the attached programs the kernel skipped: a program is not run
+/* The kernel's count of skipped runs of progs[i] (0 if not attached) */
+static uint64_t recursion_misses(struct tracer *t, size_t i)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(t->skel->obj, progs[i].prog);
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (!t->attached[i] || !prog ||
+	    bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
+/*
+ * Runs of the attached programs the kernel skipped: a program is not run
  * on a CPU where it is active (an interrupt that completes an aio request
  * while aio_complete_rw's program runs, say), and the event it would have
  * sent is lost, unless the hook's second program (*_nested) sent it
  * (bpf/fsaio_nest.h).  A second program's own misses lose nothing: the
- * first ran for those events.  A second program that sent more than the
- * kernel skipped of its first sent events twice (the two ran in the other
- * order): the excess counts as lost too, so the checks it could mislead
- * are ERROR. */
-static uint64_t prog_misses(struct tracer *t)
+ * first ran for those events.  Per pair, what the first missed beyond
+ * what the second caught is lost; what the second caught beyond what the
+ * first missed went twice (*twice).  Both add up from one read to the
+ * next, so the totals only grow, as a session's baseline needs.
+ */
+static uint64_t prog_misses(struct tracer *t, uint64_t *twice)
 {
 	uint64_t sum = 0;
 	size_t i;
 
 	for (i = 0; i < NR_PROGS; i++) {
-		struct bpf_program *prog;
-		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
-		uint64_t missed = 0, caught;
+		uint64_t missed = recursion_misses(t, i), caught, dm, dc;
 		int h = progs[i].pair - 1;
 
-		prog = bpf_object__find_program_by_name(t->skel->obj, progs[i].prog);
-		if (!t->attached[i] || !prog)
-			continue;
-		if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
-			missed = info.recursion_misses;
 		if (missed)
 			tracer_vlog(t, "the kernel skipped %llu runs of %s (recursion)",
 				    (unsigned long long)missed, progs[i].prog);
@@ -484,21 +524,42 @@ static uint64_t prog_misses(struct tracer *t)
 			continue;
 		}
 		caught = t->skel->bss->nest_caught[h];
-		if (caught > missed && !t->warned_pair_order) {
-			t->warned_pair_order = true;
-			fprintf(stderr, "fsaio: %s's second program sent %llu events the kernel ran"
-				" it for: the kernel ran the pair in an order fsaio does not know;"
-				" those checks are inconclusive\n", progs[i].prog,
-				(unsigned long long)(caught - missed));
-		}
-		sum += caught > missed ? caught - missed : missed - caught;
+		dm = missed - t->pair_missed[h];
+		dc = caught - t->pair_caught[h];
+		t->pair_missed[h] = missed;
+		t->pair_caught[h] = caught;
+		if (dm > dc)
+			t->pair_lost += dm - dc;
+		else if (dc > dm && !t->pair_twice)
+			fprintf(stderr, "fsaio: %s's second program sent %llu events the kernel"
+				" ran the first for: the checks are inconclusive\n", progs[i].prog,
+				(unsigned long long)(dc - dm));
+		if (dc > dm)
+			t->pair_twice += dc - dm;
 	}
-	return sum;
+	*twice = t->pair_twice;
+	return sum + t->pair_lost;
+}
+
+/* Where prog_misses() counts from: after both programs of each pair are
+ * attached (an fentry second goes on first and may catch alone meanwhile) */
+static void pairs_baseline(struct tracer *t)
+{
+	size_t i;
+
+	for (i = 0; i < NR_PROGS; i++) {
+		int h = progs[i].pair - 1;
+
+		if (h < 0)
+			continue;
+		t->pair_missed[h] = recursion_misses(t, i);
+		t->pair_caught[h] = t->skel->bss->nest_caught[h];
+	}
 }
 
 uint64_t tracer_drops(struct tracer *t, uint64_t drops[FSAIO_DROP__COUNT])
 {
-	uint64_t sum = 0, misses;
+	uint64_t sum = 0, misses, twice;
 	__u64 *vals;
 	__u32 cause;
 	int i;
@@ -518,9 +579,10 @@ uint64_t tracer_drops(struct tracer *t, uint64_t drops[FSAIO_DROP__COUNT])
 		sum += drops[cause];
 	}
 	free(vals);
-	misses = prog_misses(t);
+	misses = prog_misses(t, &twice);
 	drops[FSAIO_DROP_PROG_MISSED] += misses;
-	return sum + misses;
+	drops[FSAIO_DROP_PAIR_TWICE] += twice;
+	return sum + misses + twice;
 }
 
 _Static_assert(sizeof(struct fsaio_agg) % sizeof(__u64) == 0, "fsaio_agg: __u64 counters only");

@@ -114,12 +114,16 @@ struct tracer {
 	size_t ringbuf_bytes;		/* the ring records go to now */
 	size_t ringbuf_max;		/* ring_grow stops here */
 	unsigned int ring_grows;
-	bool warned_pair_order;		/* prog_misses() said it once */
+	/* the pairs of programs (bpf/fsaio_nest.h): their counts when last
+	 * read, and what they added up to since attach (prog_misses()) */
+	uint64_t pair_missed[NEST__COUNT], pair_caught[NEST__COUNT];
+	uint64_t pair_lost, pair_twice;
 	int ring_fds[MAX_RINGS];	/* the rings grown into, read to the end */
 	int nr_rings;
 	const char *tracefs;
 	bool use[NR_PROGS];		/* autoload decision per program */
 	bool attached[NR_PROGS];
+	struct bpf_link *link[NR_PROGS];	/* the attached ones' (in links[]) */
 	uint32_t feat_missing;		/* a contributing program failed */
 	char why_tp_btf[96];
 	char why_fentry[96];		/* first fentry/fexit probe failure */

@@ -142,6 +142,14 @@ FIXTURE_VARIANT_ADD(loss, fold_race) {
 	.quiescence = "as traced: pass",
 };
 
+/* a hook's second program sent an event its first had sent too
+ * (bpf/fsaio_nest.h): a COMPLETE twice would read as completed twice */
+FIXTURE_VARIANT_ADD(loss, pair_twice) {
+	.cause = FSAIO_DROP_PAIR_TWICE, .n = 1, .complete = true,
+	.integrity = "1 events a program pair sent twice",
+	.quiescence = "as traced: pass",
+};
+
 TEST_F(loss, per_request_checks_inconclusive)
 {
 	struct checker *c = self->c;

@@ -28,12 +28,14 @@ enum point {
 	POINTS,
 };
 
-/* An interrupt: at a point of the hit it interrupts, the hook's hit for
- * its own event, itself perhaps interrupted */
+/* An interrupt: at a point of the hit it interrupts, the hook's hits for
+ * its own events (keys key, key + 1, ... : n of them, at least one), each
+ * perhaps interrupted in turn; it runs one context level up. */
 struct irq {
 	enum point at;
 	__u64 key;
 	const struct irq *inner;
+	int n;
 };
 
 #define KEYS 32
@@ -49,41 +51,50 @@ static struct cpu {
 	int reversed;		/* the kernel runs the second first */
 } cpu;
 
-static void hit(__u64 key, const struct irq *irq);
+static void hit_at(__u64 key, const struct irq *irq, __u32 level);
 
-static void at(enum point p, const struct irq *irq)
+static void at(enum point p, const struct irq *irq, __u32 level)
 {
+	int i;
+
 	if (irq && irq->at == p)
-		hit(irq->key, irq->inner);
+		for (i = 0; i < (irq->n ? irq->n : 1); i++)
+			hit_at(irq->key + i, irq->inner, level + 1);
 }
 
-static void run(int second, __u64 key, const struct irq *irq)
+static void run(int second, __u64 key, const struct irq *irq, __u32 level)
 {
 	if (cpu.active[second]) {
 		cpu.misses[second]++;
 		return;
 	}
 	cpu.active[second] = 1;
-	at(second ? SECOND_PRE : FIRST_PRE, irq);
+	at(second ? SECOND_PRE : FIRST_PRE, irq, level);
 	if (!second) {
-		fsaio_nest_mark(&cpu.marks, PTR(key));
-		at(FIRST_MID, irq);
+		fsaio_nest_mark(&cpu.marks, level, PTR(key));
+		at(FIRST_MID, irq, level);
 		cpu.sent[key]++;
-	} else if (fsaio_nest_skipped(&cpu.marks, PTR(key))) {
+	} else if (fsaio_nest_skipped(&cpu.marks, level, PTR(key))) {
 		cpu.caught++;
-		at(SECOND_MID, irq);
+		at(SECOND_MID, irq, level);
 		cpu.sent[key]++;
 	}
-	at(second ? SECOND_POST : FIRST_POST, irq);
+	at(second ? SECOND_POST : FIRST_POST, irq, level);
 	cpu.active[second] = 0;
 }
 
-static void hit(__u64 key, const struct irq *irq)
+static void hit_at(__u64 key, const struct irq *irq, __u32 level)
 {
 	cpu.hits[key]++;
-	run(cpu.reversed, key, irq);
-	at(BETWEEN, irq);
-	run(!cpu.reversed, key, irq);
+	run(cpu.reversed, key, irq, level);
+	at(BETWEEN, irq, level);
+	run(!cpu.reversed, key, irq, level);
+}
+
+/* A hit in a task */
+static void hit(__u64 key, const struct irq *irq)
+{
+	hit_at(key, irq, 0);
 }
 
 /* What the harness counts lost for the pair (tracer.c prog_misses()) */
@@ -172,26 +183,54 @@ TEST(stale_mark_costs_at_most_a_counted_loss)
 	EXPECT_EQ(1, counted_lost());
 }
 
-/* A table full of stale marks drops the oldest: the mark of the event in
- * hand, and of any it interrupted, are the newest and stay. */
+/* A burst: one interrupt completes many requests while the task's hit
+ * is in one of the spans.  In the second's span each of them marks and
+ * leaves its mark (the second is skipped for all): the task's own mark
+ * must survive them, or the task's second would send its event again. */
+TEST(a_burst_of_interrupt_hits_leaves_the_task_mark_alone)
+{
+	enum point p;
+
+	for (p = 0; p < POINTS; p++) {
+		struct irq burst = { p, 2, NULL, 3 * FSAIO_NEST_SLOTS };
+		int k;
+
+		if (p == SECOND_MID)
+			continue;
+		fresh();
+		hit(1, &burst);
+		for (k = 1; k < 2 + 3 * FSAIO_NEST_SLOTS; k++)
+			EXPECT_EQ(1, cpu.sent[k]) TH_LOG("burst at point %d, key %d", p, k);
+		EXPECT_EQ(0, counted_lost()) TH_LOG("burst at point %d", p);
+	}
+}
+
+/* A level's table full of stale marks drops the oldest: the mark of the
+ * hit in hand is the newest. */
 TEST(full_table_drops_its_oldest_mark)
 {
-	struct irq between = { BETWEEN, 20, NULL };
-	__u64 k;
+	struct irq stale = { SECOND_POST, 2, NULL, 2 * FSAIO_NEST_SLOTS };
+	struct irq between = { BETWEEN, 30, NULL };
+	int k;
 
 	fresh();
-	for (k = 2; k < 2 + 2 * FSAIO_NEST_MARKS; k++) {
-		struct irq stale = { SECOND_POST, k, NULL };
-
-		hit(1, &stale);
-	}
-	for (k = 0; k < FSAIO_NEST_MARKS; k++)
-		EXPECT_NE(0, cpu.marks.key[k]);
+	hit(1, &stale);
+	for (k = 0; k < FSAIO_NEST_SLOTS; k++)
+		EXPECT_NE(0, cpu.marks.key[1][k]);
 	memset(cpu.sent, 0, sizeof(cpu.sent));
-	hit(21, &between);
-	EXPECT_EQ(1, cpu.sent[21]);
-	EXPECT_EQ(1, cpu.sent[20]);
-	EXPECT_EQ(0, cpu.sent[2]);
+	hit_at(29, &between, 1);
+	EXPECT_EQ(1, cpu.sent[29]);
+	EXPECT_EQ(1, cpu.sent[30]);
+	EXPECT_EQ(0, counted_lost());
+}
+
+TEST(levels_from_preempt_count)
+{
+	EXPECT_EQ(0, fsaio_nest_level(0));
+	EXPECT_EQ(0, fsaio_nest_level(0x80000000 | 0x200 | 3));	/* bh off, preempt off */
+	EXPECT_EQ(1, fsaio_nest_level(0x100 | 0x200));		/* serving a softirq */
+	EXPECT_EQ(2, fsaio_nest_level(0x10000 | 0x100));	/* hardirq over it */
+	EXPECT_EQ(3, fsaio_nest_level(0x100000 | 0x10000));	/* NMI */
 }
 
 /* Were the second run first, every event would go twice; the second then
