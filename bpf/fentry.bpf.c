@@ -224,9 +224,14 @@ static __always_inline void aio_complete_ctx(unsigned long long *ctx)
 	aio_complete_event((struct kiocb *)ctx[0], (long)ctx[1]);
 }
 
+/* The kiocb (it completes once), as a number: ctx[0] is a typed pointer
+ * the verifier allows no arithmetic on. */
 static __always_inline __u64 aio_complete_key(unsigned long long *ctx)
 {
-	return ctx[0];		/* the kiocb: it completes once */
+	__u64 kiocb = 0;
+
+	bpf_get_func_arg(ctx, 0, &kiocb);
+	return kiocb;
 }
 
 /* fsaio_fentry_aio_complete, and its _nested for an O_DIRECT request's

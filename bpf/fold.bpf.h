@@ -81,6 +81,10 @@ static __always_inline void fold_send(int what, const struct fsaio_fold_req *sna
  * before the request's SUBMIT, a loss.  Its last answer into `what`.
  */
 #define FOLD_LOST(what)	((what) > 0 && ((what) & FSAIO_FOLD_SEND_VOID))
+/* FOLD_ASK reads *snap only for a lost claim, but clang may move the loads
+ * (or a store of a register it loaded them into) onto every path: the
+ * callers zero snap, or the verifier rejects a read of an unset register
+ * (it did in fexit/filemap_get_pages, 6.12). */
 #define FOLD_ASK(what, ask, snap)					\
 	do {								\
 		(what) = (ask);						\
@@ -99,7 +103,7 @@ static __always_inline void fold_send(int what, const struct fsaio_fold_req *sna
  * its kept SUBMIT goes first, then everything flows as records. */
 static __always_inline void fold_promote(__u64 req)
 {
-	struct fsaio_fold_req snap;
+	struct fsaio_fold_req snap = {};
 	int what;
 
 	if (!fold || !req)
@@ -118,7 +122,7 @@ struct fold_walk {
 
 static long fold_walk_one(__u32 i, struct fold_walk *w)
 {
-	struct fsaio_fold_req *f = &fold_slots[i & (FSAIO_FOLD_SLOTS - 1)], snap;
+	struct fsaio_fold_req *f = &fold_slots[i & (FSAIO_FOLD_SLOTS - 1)], snap = {};
 	int what;
 
 	if (FSAIO_FOLD_ST(f->state) == FSAIO_FOLD_PENDING &&

@@ -109,7 +109,7 @@ static __always_inline void fold_aio_send(int what, const struct fsaio_fold_aio 
  * kept goes first, then everything flows as records. */
 static __always_inline void fold_aio_promote(__u32 tgid, __u64 req)
 {
-	struct fsaio_fold_aio snap;
+	struct fsaio_fold_aio snap = {};
 	int what;
 
 	if (!fold_aio_on() || !req)
@@ -131,7 +131,7 @@ struct fold_aio_walk {
 
 static long fold_aio_walk_one(__u32 i, struct fold_aio_walk *w)
 {
-	struct fsaio_fold_aio *f = &fold_aio_slots[i & (FSAIO_FOLD_AIO_SLOTS - 1)], snap;
+	struct fsaio_fold_aio *f = &fold_aio_slots[i & (FSAIO_FOLD_AIO_SLOTS - 1)], snap = {};
 	int what;
 
 	if (!fsaio_fold_aio_kept(FSAIO_FOLD_ST(f->state)))

@@ -425,6 +425,8 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts,
 	if (ret && (t->feat & FEAT_FENTRY)) {
 		/* a probe-approved fentry program failed verification: go on
 		 * with tracepoints alone */
+		fprintf(stderr, "fsaio: the kernel's verifier rejected fsaio's fentry/fexit programs:"
+			" tracing with tracepoints only (-v shows why)\n");
 		tracer_vlog(t, "load with fentry/fexit programs failed (%s); retrying without", err);
 		fsaio_bpf__destroy(t->skel);
 		t->skel = NULL;
