@@ -18,6 +18,9 @@ cd "$(dirname "$0")/.."
 . ci/lib.sh
 pass=0 fail=0 skip=0
 VM= LOAD=0
+# Every failure line, repeated above the final count: a CI log is often
+# read from its tail.
+failures=$(mktemp)
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--vm) VM=$2; shift 2 ;;
@@ -27,7 +30,7 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 . tests/load/load.sh
-trap load_stop EXIT
+trap 'rm -f "$failures"; load_stop' EXIT
 trap 'msg "interrupted"; exit "$EXIT_ERROR"' INT TERM HUP
 ((LOAD > 0)) && load_start "$LOAD"
 
@@ -45,20 +48,22 @@ for t in "$@"; do
 	rc=$?
 	if ! add_totals "$out"; then
 		echo "$out"
-		echo "not ok - $t printed no totals (exit $rc)"
+		echo "not ok - $t printed no totals (exit $rc)" | tee -a "$failures"
 		fail=$((fail + 1))
 		continue
 	fi
 	if [[ $rc -ne $EXIT_PASS && $rc -ne $EXIT_SKIP ]]; then
 		echo "$out" | grep -E '^(not ok|#)' | grep -v '^# *$'
+		echo "$out" | grep -E '^ *not ok ' | sed "s|^ *|# unit $t: |" >>"$failures"
 	fi
 	echo "# unit: $(grep -E '^# Totals' <<<"$out") ($t)"
 done
 
 out_file=$(mktemp)
-trap 'rm -f "$out_file"; load_stop' EXIT
+trap 'rm -f "$out_file" "$failures"; load_stop' EXIT
 tests/e2e/run.sh | tee "$out_file"
-add_totals "$(cat "$out_file")" || { echo "not ok - e2e printed no totals"; fail=$((fail + 1)); }
+grep -E '^ *not ok ' "$out_file" | grep -v '# TODO' | sed 's/^ */# e2e: /' >>"$failures"
+add_totals "$(cat "$out_file")" || { echo "not ok - e2e printed no totals" | tee -a "$failures"; fail=$((fail + 1)); }
 if ((LOAD > 0)); then
 	msg "load average at the end of the host tiers: $(cut -d' ' -f1-3 /proc/loadavg)"
 	load_stop
@@ -82,7 +87,7 @@ nested_tier() {
 		label=$k$suffix dir=.output/$results/$k$suffix
 		res=$(cat "$dir/result" 2>/dev/null || echo "ERROR no result")
 		if [[ ! -s $dir/stdout || $res == ERROR* ]]; then
-			echo "not ok - $name $label: $res"
+			echo "not ok - $name $label: $res" | tee -a "$failures"
 			fail=$((fail + 1))
 			continue
 		fi
@@ -90,13 +95,13 @@ nested_tier() {
 		s=$(grep -cE '^    ok [0-9]+ .*# SKIP' "$dir/stdout")
 		f=$(grep -cE '^    not ok ' "$dir/stdout")
 		nf=$(grep -cE '^not ok ' "$dir/stdout")
-		grep -E '^    not ok |^not ok ' "$dir/stdout" | sed "s/^ */# $name $label: /"
+		grep -E '^    not ok |^not ok ' "$dir/stdout" | sed "s/^ */# $name $label: /" | tee -a "$failures"
 		if ((nf > 0 && f == 0)); then
-			echo "not ok - $name $label: $nf run(s) failed without a failing check"
+			echo "not ok - $name $label: $nf run(s) failed without a failing check" | tee -a "$failures"
 			f=1
 		fi
 		if [[ $res == FAIL* ]] && ((f == 0)); then
-			echo "not ok - $name $label: $res"
+			echo "not ok - $name $label: $res" | tee -a "$failures"
 			f=1
 		fi
 		echo "# $name $label: pass:$p fail:$f skip:$s ($res)"
@@ -123,9 +128,9 @@ crash_tier() {
 		p=$(grep -cE '^ok [0-9]+ [^#]*$' "$dir/stdout" 2>/dev/null)
 		s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$dir/stdout" 2>/dev/null)
 		f=$(grep -cE '^not ok ' "$dir/stdout" 2>/dev/null)
-		grep -hE '^# .*(FAIL|ERROR)|^not ok ' "$dir/stdout" 2>/dev/null | sed "s/^#* */# vm-crash $label: /"
+		grep -hE '^# .*(FAIL|ERROR)|^not ok ' "$dir/stdout" 2>/dev/null | sed "s/^#* */# vm-crash $label: /" | tee -a "$failures"
 		if [[ $res == ERROR* || $res == FAIL* ]] && ((f == 0)); then
-			echo "not ok - vm-crash $label: $res"
+			echo "not ok - vm-crash $label: $res" | tee -a "$failures"
 			f=1
 		fi
 		echo "# vm-crash $label: pass:$p fail:$f skip:$s ($res)"
@@ -134,6 +139,10 @@ crash_tier() {
 }
 [[ -n $VM ]] && { vm_tier; crash_tier; db_tier; }
 
+if [[ -s $failures ]]; then
+	echo "# what failed (each also above, with its run):"
+	cat "$failures"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 ((fail == 0)) && exit "$EXIT_PASS"
 exit "$EXIT_FAIL"
