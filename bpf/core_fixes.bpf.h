@@ -150,7 +150,7 @@ static __always_inline bool fsaio_wait_entry_queued(__u64 req)
  * its super block's SB_SYNCHRONOUS (-o sync).  ->write_iter() syncs every
  * write to such an inode, so an aio write to it stays synchronous.  So
  * does one to a file whose file system does not set FOP_DSYNC_ASYNC
- * (patches/linux-6.12: "fs: add FOP_DSYNC_ASYNC"; btrfs, 9p, tmpfs). */
+ * (patches/linux-6.12: "fs: add FOP_DSYNC_ASYNC"; xfs, f2fs, btrfs, 9p, tmpfs). */
 #define FSAIO_S_SYNC		(1u << 0)
 #define FSAIO_SB_SYNCHRONOUS	(1ul << 4)
 #define FSAIO_FOP_DSYNC_ASYNC	(1u << 6)

@@ -269,7 +269,7 @@ enum fsaio_context {
 					 * keeps synchronous by design: to an
 					 * S_SYNC inode (chattr +S, a -o sync
 					 * mount) or on a file system without
-					 * FOP_DSYNC_ASYNC (btrfs): a SLEEP
+					 * FOP_DSYNC_ASYNC (xfs, btrfs): a SLEEP
 					 * inside io_submit while it is issued,
 					 * and every patched-kernel event of it
 					 * (a RETRY or PUNT means it went async) */

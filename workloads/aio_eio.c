@@ -30,6 +30,13 @@
  *     write is synced before the next is copied).  A kernel that trusts
  *     ->fsync() alone, without the mapping errors recorded since its
  *     copy, acknowledges the second write's lost data.
+ *  4. COUNT 4 KiB O_DSYNC overwrites of COUNT allocated blocks, one
+ *     io_submit, only the middle block on a failing segment: exactly that
+ *     write must fail with -EIO and every other one return its 4 KiB, as
+ *     on a stock kernel, where each write's sync sees only its own
+ *     writeback.  A kernel that gives every write synced together the
+ *     mapping's error (one error sequence, one file cursor) fails the
+ *     writes that reached the disk.
  *
  * Everything is torn down at exit, on failure too.  Skips without root,
  * dmsetup, losetup or mkfs.ext4.
@@ -52,9 +59,10 @@
 static const char help[] =
 	"COUNT (16) cold libaio reads of blocks that fail with -EIO, then 4 x COUNT\n"
 	"O_DSYNC writes whose delayed allocation fails, then COUNT pairs of O_DSYNC\n"
-	"overwrites (two per block) whose writeback fails, on an ext4 made on a\n"
-	"loop device under device-mapper in DIR: every request must fail as a\n"
-	"synchronous one does.  Needs root, dmsetup, losetup, mkfs.ext4.\n";
+	"overwrites (two per block) whose writeback fails, then COUNT O_DSYNC\n"
+	"overwrites of which one block fails, on an ext4 made on a loop device\n"
+	"under device-mapper in DIR: every request must end as a synchronous one\n"
+	"does.  Needs root, dmsetup, losetup, mkfs.ext4.\n";
 
 static char img[PATH_MAX], mnt[PATH_MAX], loopdev[64], dmname[64], dmdev[96];
 static bool mounted, dm_made;
@@ -141,6 +149,28 @@ static unsigned file_segs(const char *path, struct seg *segs, unsigned n)
 	return n;
 }
 
+/* The physical block (in sectors) under byte off of a file. */
+static struct seg block_seg(const char *path, uint64_t off)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent ext[32];
+	} m = { .fm = { .fm_length = ~0ull, .fm_flags = FIEMAP_FLAG_SYNC,
+			.fm_extent_count = 32 } };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || ioctl(fd, FS_IOC_FIEMAP, &m.fm))
+		wl_die("FIEMAP", errno);
+	close(fd);
+	for (unsigned i = 0; i < m.fm.fm_mapped_extents; i++) {
+		const struct fiemap_extent *x = &m.ext[i];
+
+		if (off >= x->fe_logical && off < x->fe_logical + x->fe_length)
+			return (struct seg){ (x->fe_physical + off - x->fe_logical) >> 9, WSIZE >> 9 };
+	}
+	wl_die("FIEMAP: the block is not allocated", EINVAL);
+}
+
 /* Reload the dm table: linear over the loop device, error at segs. */
 static void load_error_table(struct seg *segs, unsigned n)
 {
@@ -177,6 +207,8 @@ static void load_error_table(struct seg *segs, unsigned n)
 struct expect {
 	const char *what;
 	bool enospc_ok;		/* -ENOSPC allowed besides -EIO */
+	bool one_fails;		/* only request fail_id fails, the rest succeed */
+	uint64_t fail_id;
 	unsigned eio, enospc;	/* what came */
 };
 
@@ -186,6 +218,13 @@ static int check(uint64_t id, long res, void *arg)
 
 	e->eio += res == -EIO;
 	e->enospc += res == -ENOSPC;
+	if (e->one_fails && id != e->fail_id) {
+		if (res == WSIZE)
+			return 0;
+		fprintf(stderr, "%s %" PRIu64 ": res %ld (%s), want %u: its block did not fail\n",
+			e->what, id, res, res < 0 ? strerror(-res) : "short", WSIZE);
+		return -1;
+	}
 	if (res == -EIO || (e->enospc_ok && res == -ENOSPC))
 		return 0;
 	fprintf(stderr, "%s %" PRIu64 ": res %ld (%s), want -EIO%s\n", e->what, id, res,
@@ -231,9 +270,11 @@ int main(int argc, char **argv)
 	struct wl_opts o = { .name = "aio_eio", .count = 16 };
 	struct expect rd = { "read", false }, wr = { "O_DSYNC write", true };
 	struct expect ow = { "O_DSYNC overwrite", false };
+	struct expect mx = { "O_DSYNC overwrite of a batch", .one_fails = true };
 	struct wl_stats st = { 0 };
 	struct seg segs[MAX_SEGS];
-	char rpath[PATH_MAX], wpath[PATH_MAX], opath[PATH_MAX], line[256], *buf;
+	char rpath[PATH_MAX], wpath[PATH_MAX], opath[PATH_MAX], mpath[PATH_MAX];
+	char line[256], *buf;
 	unsigned nseg, bitmap;
 	int fd;
 
@@ -275,6 +316,7 @@ int main(int argc, char **argv)
 	snprintf(rpath, sizeof(rpath), "%s/read", mnt);
 	snprintf(wpath, sizeof(wpath), "%s/write", mnt);
 	snprintf(opath, sizeof(opath), "%s/overwrite", mnt);
+	snprintf(mpath, sizeof(mpath), "%s/mixed", mnt);
 	buf = wl_alloc(RSIZE);
 	pattern_fill(0xe10, 0, buf, RSIZE);
 	fd = open(rpath, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
@@ -285,12 +327,18 @@ int main(int argc, char **argv)
 	if (fd < 0 || wl_pwrite_all(fd, buf, (size_t)o.count * WSIZE, 0) || fsync(fd))
 		wl_die(opath, errno);
 	close(fd);
+	fd = open(mpath, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || wl_pwrite_all(fd, buf, (size_t)o.count * WSIZE, 0) || fsync(fd))
+		wl_die(mpath, errno);
+	close(fd);
 	fd = open(wpath, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0 || fsync(fd))
 		wl_die(wpath, errno);
 	close(fd);
 	nseg = file_segs(rpath, segs, 0);
 	nseg = file_segs(opath, segs, nseg);
+	mx.fail_id = o.count / 2;
+	segs[nseg++] = block_seg(mpath, mx.fail_id * WSIZE);
 	if (umount(mnt))
 		wl_die("umount", errno);
 	mounted = false;
@@ -303,8 +351,8 @@ int main(int argc, char **argv)
 	if (sscanf(line, "%u", &bitmap) != 1)
 		wl_die("dumpe2fs: no block bitmap location", EINVAL);
 	segs[nseg++] = (struct seg){ (uint64_t)bitmap * 8, 8 };
-	printf("# error segments: %u extent(s) of the read and overwrite files, block bitmap at block %u\n",
-	       nseg - 1, bitmap);
+	printf("# error segments: %u extent(s) of the read and overwrite files, block %" PRIu64
+	       " of the mixed file, block bitmap at block %u\n", nseg - 2, mx.fail_id, bitmap);
 	load_error_table(segs, nseg);
 	do_mount("errors=continue,no_prefetch_block_bitmaps");
 
@@ -330,6 +378,13 @@ int main(int argc, char **argv)
 	run(fd, true, 2 * o.count, 2, WSIZE, &ow, &st);
 	close(fd);
 
-	/* every request "verified" = failed as it must; no bytes moved */
+	/* 4. O_DSYNC overwrites of which one block fails */
+	fd = open(mpath, O_WRONLY | O_DSYNC | O_CLOEXEC);
+	if (fd < 0)
+		wl_die(mpath, errno);
+	run(fd, true, o.count, 1, WSIZE, &mx, &st);
+	close(fd);
+
+	/* every request "verified" = ended as it must */
 	return wl_finish(&o, "libaio", &st);
 }

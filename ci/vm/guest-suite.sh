@@ -12,21 +12,16 @@
 # 2. Runs on the other scratch file systems that ci/vm/vm-run.sh --disks
 #    mounts in the guest ($FSAIO_SCRATCH_<FS>), each fsaio check
 #    --exclusive with its results in fsaio-<fs>.json beside JSON:
-#    f2fs: aio_osync_write -D.  O_DSYNC libaio writes to a file system
-#      without FOP_BUFFER_WASYNC, whose ->write_iter() answers an
-#      IOCB_NOWAIT buffered write with -EINVAL (generic_write_checks()),
-#      not -EAGAIN or -EOPNOTSUPP as ext4 does: every write must still
-#      complete with its bytes, made stable.
-#    xfs: aio_write_order and aio_osync_write -D.  xfs takes IOCB_NOWAIT
-#      buffered writes (FOP_BUFFER_WASYNC), where a non-blocking copy can
-#      stop short at a folio it must read: the order, atomicity and
-#      visibility of O_DSYNC writes there too.
-#      And aio_blkcg (io.max, io.stat, the cgroup's release after rmdir)
-#      on a disk that is not a loop device.
-#    btrfs: aio_osync_write -D.  btrfs does not set FOP_DSYNC_ASYNC (its
-#      ->fsync() waits for ordered extents): the patched kernel must keep
-#      its O_DSYNC writes synchronous, each one complete when io_submit
-#      returns, no RETRY or PUNT (retry_lifecycle).
+#    f2fs, xfs, btrfs: aio_osync_write -D.  None of them sets
+#      FOP_DSYNC_ASYNC (f2fs and xfs record a data writeback error in the
+#      mapping only, so it could not reach the one write whose block
+#      failed; btrfs's ->fsync() waits for ordered extents): the patched
+#      kernel must keep their O_DSYNC writes synchronous, each one
+#      complete when io_submit returns, no RETRY or PUNT
+#      (retry_lifecycle).
+#    xfs also: aio_write_order (the order, atomicity and visibility of
+#      O_DSYNC writes), and aio_blkcg (io.max, io.stat, the cgroup's
+#      release after rmdir) on a disk that is not a loop device.
 #    A kernel without the file system skips its run with a "# FS:" note
 #    that leaves the verdict alone; a kernel with it but no mounted
 #    scratch is an ERROR (the run was asked for).

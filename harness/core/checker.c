@@ -694,7 +694,7 @@ static struct engine_stats *retry_stats(struct checker *c, const struct lc *l,
 
 /* Writes to an S_SYNC inode (chattr +S, -o sync) stay synchronous: the
  * copy's own ->write_iter() syncs them in io_submit().  So do writes on a
- * file system without FOP_DSYNC_ASYNC (btrfs): the kernel must not
+ * file system without FOP_DSYNC_ASYNC (xfs, f2fs, btrfs): the kernel must not
  * finish them in a worker. */
 static void stays_sync_went_async(struct checker *c, struct lc *l,
 				  const struct fsaio_record *r)
