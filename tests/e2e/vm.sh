@@ -29,6 +29,36 @@ t_kernel_stale_objects() {
 }
 TESTS+=(t_kernel_stale_objects)
 
+# Every mutant of make mutants still applies to the series: a change to
+# the series that moves a mutant's context would otherwise turn its run
+# into "does not apply", noticed only when someone runs make mutants.
+# The series and each mutant go onto a copy of the files they touch from
+# the Debian source tree (the kernel build's source cache), with patch
+# -p1 as ci/kernel/build-kernel.sh and ci/mutants/mutants.sh apply them.
+t_mutants_apply() {
+	local src=${FSAIO_SRCCACHE:-/var/cache/fsaio/src}/linux-source-6.12
+	local d=$WORK/mutants-apply f p m bad=()
+	if [[ ! -f $src/Makefile ]]; then
+		echo "# no kernel source cache at $src (make kernels makes it)"
+		exit "$EXIT_SKIP"
+	fi
+	mkdir -p "$d"
+	for f in $(sed -n 's|^+++ b/||p' patches/linux-6.12/0*.patch ci/mutants/*.patch | sort -u); do
+		[[ -f $src/$f ]] || continue	# a file the series creates
+		mkdir -p "$d/$(dirname "$f")" && cp "$src/$f" "$d/$f"
+	done
+	while read -r p; do
+		patch -s -d "$d" -p1 <"patches/linux-6.12/$p" >/dev/null 2>&1 ||
+			fail "series patch $p does not apply to $src"
+	done <patches/linux-6.12/series
+	for m in ci/mutants/*.patch; do
+		patch -s --dry-run -d "$d" -p1 <"$m" >/dev/null 2>&1 || bad+=("$(basename "$m" .patch)")
+	done
+	((${#bad[@]} == 0)) || fail "mutants that no longer apply to the series: ${bad[*]}"
+	echo "# $(ls ci/mutants/*.patch | wc -l) mutants apply to the series"
+}
+TESTS+=(t_mutants_apply)
+
 # ci/vm/vm-run.sh's verdicts and cleanup with a fake QEMU (no kernel, ~7 s):
 # QEMU killed, guest panic, bad init, timeout, Ctrl-C are ERRORs with their
 # reason; pass/fail/skip/splat/no exit code/QEMU start failure; no QEMU
