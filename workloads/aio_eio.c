@@ -270,7 +270,7 @@ int main(int argc, char **argv)
 	struct wl_opts o = { .name = "aio_eio", .count = 16 };
 	struct expect rd = { "read", false }, wr = { "O_DSYNC write", true };
 	struct expect ow = { "O_DSYNC overwrite", false };
-	struct expect mx = { "O_DSYNC overwrite of a batch", .one_fails = true };
+	struct expect mx = { "O_DSYNC batch overwrite", .one_fails = true };
 	struct wl_stats st = { 0 };
 	struct seg segs[MAX_SEGS];
 	char rpath[PATH_MAX], wpath[PATH_MAX], opath[PATH_MAX], mpath[PATH_MAX];
