@@ -131,19 +131,29 @@ static int seg_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* A file's extent map (its first 32 extents), its data synced first. */
+struct extents {
+	struct fiemap fm;
+	struct fiemap_extent ext[32];
+};
+
+static void file_extents(const char *path, struct extents *m)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*m = (struct extents){ .fm = { .fm_length = ~0ull, .fm_flags = FIEMAP_FLAG_SYNC,
+				       .fm_extent_count = 32 } };
+	if (fd < 0 || ioctl(fd, FS_IOC_FIEMAP, &m->fm))
+		wl_die("FIEMAP", errno);
+	close(fd);
+}
+
 /* Physical extents of a file (bytes -> sectors), appended to segs. */
 static unsigned file_segs(const char *path, struct seg *segs, unsigned n)
 {
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent ext[32];
-	} m = { .fm = { .fm_length = ~0ull, .fm_flags = FIEMAP_FLAG_SYNC,
-			.fm_extent_count = 32 } };
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct extents m;
 
-	if (fd < 0 || ioctl(fd, FS_IOC_FIEMAP, &m.fm))
-		wl_die("FIEMAP", errno);
-	close(fd);
+	file_extents(path, &m);
 	for (unsigned i = 0; i < m.fm.fm_mapped_extents && n < MAX_SEGS - 1; i++)
 		segs[n++] = (struct seg){ m.ext[i].fe_physical >> 9, m.ext[i].fe_length >> 9 };
 	return n;
@@ -152,16 +162,9 @@ static unsigned file_segs(const char *path, struct seg *segs, unsigned n)
 /* The physical block (in sectors) under byte off of a file. */
 static struct seg block_seg(const char *path, uint64_t off)
 {
-	struct {
-		struct fiemap fm;
-		struct fiemap_extent ext[32];
-	} m = { .fm = { .fm_length = ~0ull, .fm_flags = FIEMAP_FLAG_SYNC,
-			.fm_extent_count = 32 } };
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct extents m;
 
-	if (fd < 0 || ioctl(fd, FS_IOC_FIEMAP, &m.fm))
-		wl_die("FIEMAP", errno);
-	close(fd);
+	file_extents(path, &m);
 	for (unsigned i = 0; i < m.fm.fm_mapped_extents; i++) {
 		const struct fiemap_extent *x = &m.ext[i];
 
