@@ -13,6 +13,7 @@
  *   uring.c   io_uring: the same
  *   uffd.c    buffers that stall (userfaultfd) and passing a descriptor to
  *             another process
+ *   stall.c   one process's stalled reads beside another's (wl_stall_main)
  *   reads.c   the read cases the libaio/io_uring twins share (wl_reads_*,
  *             wl_batch_case...) and wl_reads_main, a twin's whole main
  *
@@ -339,5 +340,14 @@ int wl_recv_fd(int sock, void *msg, size_t len, int *fd);
 typedef void (*wl_uffd_child_fn)(const struct wl_file *f, unsigned n, int sock);
 pid_t wl_uffd_child(wl_uffd_child_fn fn, const struct wl_file *f, unsigned n,
 		    void *msg, size_t len, int *uffd, int *sock);
+
+/* ---- one process's stalled reads beside another's (stall.c) -------------- */
+
+/* The whole of aio_uffd_stall and aio_ctx_stall: a child's o->count reads
+ * into userfaultfd pages nobody serves yet, spread over @contexts
+ * contexts; the parent's 64 cold reads must complete within 10 s, then
+ * the child's once their faults are served.  The exit status. */
+int wl_stall_main(int argc, char **argv, struct wl_opts *o, unsigned contexts,
+		  const char *help);
 
 #endif
