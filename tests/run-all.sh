@@ -18,9 +18,6 @@ cd "$(dirname "$0")/.."
 . ci/lib.sh
 pass=0 fail=0 skip=0
 VM= LOAD=0
-# Every failure line, repeated above the final count: a CI log is often
-# read from its tail.
-failures=$(mktemp)
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--vm) VM=$2; shift 2 ;;
@@ -30,6 +27,9 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 . tests/load/load.sh
+# Every failure line, repeated above the final count: a CI log is often
+# read from its tail.
+failures=$(mktemp)
 trap 'rm -f "$failures"; load_stop' EXIT
 trap 'msg "interrupted"; exit "$EXIT_ERROR"' INT TERM HUP
 ((LOAD > 0)) && load_start "$LOAD"
