@@ -10,7 +10,8 @@
  * it serves the faults and the staller's reads must complete with the
  * file's data (workloads/lib/stall.c).  At most 64 tasks may wait in the
  * staller's faults: a context has at most 64 requests in workers at a
- * time, so one context cannot park a worker per request.  Skips where
+ * time, so one context cannot park a worker per request; with
+ * fs.aio-buffered-async on, 64 must.  Skips where
  * userfaultfd is unavailable.
  */
 #include "lib/wl.h"

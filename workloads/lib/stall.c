@@ -7,8 +7,11 @@
  * userfaultfd to the parent and submits its cold 4 KiB reads into them,
  * spread over its contexts, before it reaps any; nobody answers the faults
  * yet, so on a kernel that resumes reads in workers each resumed copy
- * parks a worker in handle_userfault().  Both processes are pinned to CPU
- * 0, where their reads complete and are queued.  Then the parent (the
+ * parks a worker in handle_userfault(); with fs.aio-buffered-async on,
+ * as many must park as the context bound allows, or the test proves
+ * nothing.  Both processes are pinned to CPU 0, so that where the
+ * workers are per-cpu both processes' reads complete and are queued on
+ * the same CPU.  Then the parent (the
  * victim) submits 64 cold reads of another file into ordinary buffers:
  * all must complete within 10 s with their data.  Then the parent serves
  * the faults (UFFDIO_ZEROPAGE) and the staller's reads must all complete
@@ -31,6 +34,7 @@
 #define VICTIM_READS	64u
 #define VICTIM_DEADLINE	10	/* s */
 #define SERVE_DEADLINE	60	/* s */
+#define PARK_DEADLINE	10	/* s */
 /* fs.rst: a context has at most 64 of its requests in workers at a time */
 #define WORKERS_PER_CONTEXT	64u
 
@@ -117,6 +121,21 @@ static unsigned tasks_in_uffd_fault(void)
 	return n;
 }
 
+/* Whether this kernel resumes buffered reads in workers (the series'
+ * fs.aio-buffered-async is 1); false where the setting does not exist. */
+static bool reads_resumed_in_workers(void)
+{
+	char v[8] = "";
+	int fd = open("/proc/sys/fs/aio-buffered-async", O_RDONLY);
+
+	if (fd < 0)
+		return false;
+	if (read(fd, v, sizeof(v) - 1) < 0)
+		v[0] = 0;
+	close(fd);
+	return v[0] == '1';
+}
+
 /* The victim's 64 cold reads of vf, reaped against the deadline. */
 static unsigned victim(const struct wl_file *vf, struct wl_reads *c,
 		       struct wl_stats *st, io_context_t *ctx, int *fd)
@@ -172,6 +191,7 @@ static unsigned serve(int uffd, int sock, pid_t child, struct report *rep,
 				SERVE_DEADLINE);
 			st->errors++;
 			kill(child, SIGKILL);
+			close(uffd);	/* the killed child's parked faults fail */
 			return served;
 		}
 		if (poll(p, 2, 1000) < 0 && errno != EINTR)
@@ -203,7 +223,7 @@ int wl_stall_main(int argc, char **argv, struct wl_opts *o, unsigned contexts,
 	struct wl_stats st = { 0 };
 	struct report rep = { 0 };
 	char name[64];
-	unsigned done, served, parked;
+	unsigned done, served, parked, per, want;
 	int sock, status, fd, uffd = -1;
 	io_context_t ctx;
 	cpu_set_t cpu0;
@@ -228,14 +248,29 @@ int wl_stall_main(int argc, char **argv, struct wl_opts *o, unsigned contexts,
 	wl_create(&vf, o->dir, name);
 	staller_contexts = contexts;
 	child = wl_uffd_child(staller, &sf, o->count, &rep, sizeof(rep), &uffd, &sock);
-	sleep(2);	/* the staller's reads reach the workers and park there */
+	/* the staller's reads reach the workers and park there */
+	per = o->count / contexts;
+	want = reads_resumed_in_workers() ?
+	       contexts * (per < WORKERS_PER_CONTEXT ? per : WORKERS_PER_CONTEXT) : 0;
+	t0 = wl_now();
+	do {
+		sleep(1);
+		parked = tasks_in_uffd_fault();
+	} while (parked < want && wl_now() - t0 < PARK_DEADLINE);
+	sleep(1);	/* and no more come */
 	parked = tasks_in_uffd_fault();
 	printf("# staller pid %d: %u reads on %u context%s into userfaultfd pages "
-	       "nobody serves yet; %u tasks wait in the faults\n", child, o->count,
-	       contexts, contexts > 1 ? "s" : "", parked);
+	       "nobody serves yet; %u tasks wait in the faults (%u expected)\n", child,
+	       o->count, contexts, contexts > 1 ? "s" : "", parked, want);
 	if (parked > WORKERS_PER_CONTEXT * contexts) {
 		fprintf(stderr, "%u tasks wait in the staller's faults: more than %u per "
-			"context are in workers\n", parked, WORKERS_PER_CONTEXT);
+			"context on average are in workers\n", parked, WORKERS_PER_CONTEXT);
+		st.errors++;
+	}
+	if (parked < want) {
+		fprintf(stderr, "only %u of %u reads parked in workers within %d s: "
+			"the victim's reads below prove nothing\n", parked, want,
+			PARK_DEADLINE);
 		st.errors++;
 	}
 

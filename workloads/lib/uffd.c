@@ -123,7 +123,13 @@ pid_t wl_uffd_child(wl_uffd_child_fn fn, const struct wl_file *f, unsigned n,
 	}
 	close(sv[1]);
 	*uffd = -1;
-	if (wl_recv_fd(sv[0], msg, len, uffd) || *(int *)msg || *uffd < 0) {
+	if (wl_recv_fd(sv[0], msg, len, uffd)) {
+		/* it died before it could say: a failure, not a missing feature */
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		wl_die("the child failed before it reported", EIO);
+	}
+	if (*(int *)msg || *uffd < 0) {
 		err = *(int *)msg ? *(int *)msg : EIO;
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);

@@ -335,7 +335,8 @@ int wl_recv_fd(int sock, void *msg, size_t len, int *fd);
 /* Fork a child that runs fn(f, n, sock) and must first send a message of
  * len bytes that starts with an int errno (0: fine) and carries its
  * userfaultfd; receive it into msg and *uffd.  Skips the program
- * (wl_skip) when the child could not have one.  The child's pid; *sock
+ * (wl_skip) when the child could not have one; fails it (wl_die) when
+ * the child ends before it sends anything.  The child's pid; *sock
  * is the parent's end of the socket. */
 typedef void (*wl_uffd_child_fn)(const struct wl_file *f, unsigned n, int sock);
 pid_t wl_uffd_child(wl_uffd_child_fn fn, const struct wl_file *f, unsigned n,
