@@ -165,8 +165,29 @@ int fsaio_tp_submit(struct bpf_raw_tracepoint_args *ctx)
 	info.stays_sync = fsaio_write_stays_sync(req, (__u32)ctx->args[3]);
 	sys = bpf_map_lookup_elem(&sys_states, &info.pid);
 	if (sys)
-		sys->sync_write = info.stays_sync;
+		sys->stays_sync = info.stays_sync;
 	update_or_count(&aio_reqs, &req, &info, BPF_ANY);
+	return 0;
+}
+
+/* fsaio_sync(req, iocb, err): a request that would have gone asynchronous
+ * is done in place, in io_submit() (over RLIMIT_NPROC, or no memory for
+ * its state): the sleeps that follow there are that synchronous
+ * request's, by design, and a RETRY or PUNT of it is the failure
+ * (checker.c, stays_sync_went_async) */
+SEC("raw_tp/fsaio_sync")
+int fsaio_tp_sync(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct aio_req_info *info = fsaio_req_info(ctx->args[0]);
+	__u32 tid = current_tid();
+	struct sys_state *sys;
+
+	if (!info)
+		return 0;
+	info->stays_sync = 1;
+	sys = bpf_map_lookup_elem(&sys_states, &tid);
+	if (sys)
+		sys->stays_sync = 1;
 	return 0;
 }
 

@@ -150,7 +150,7 @@ static __always_inline int handle_io_submit_exit(struct trace_event_raw_sys_exit
 
 	if (!s)
 		return 0;
-	s->sync_write = 0;
+	s->stays_sync = 0;
 	if (s->ts && fold_aio_batch_close(s, tid, ctx->ret, bpf_ktime_get_ns() - s->ts)) {
 		s->ts = 0;
 		return 0;

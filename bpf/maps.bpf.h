@@ -194,9 +194,11 @@ struct sys_state {
 				 * io_destroy: the aio_context_t */
 	__u64 nr;		/* io_submit nr / io_uring_enter to_submit */
 	__u32 batch;		/* io_submit calls so far (the batch id) */
-	__u32 sync_write;	/* io_submit is issuing a write to an S_SYNC
-				 * inode (fsaio_submit): its sleeps are the
-				 * synchronous write's, by design */
+	__u32 stays_sync;	/* io_submit is issuing a request that stays
+				 * synchronous (fsaio_submit: a write to an
+				 * S_SYNC inode; fsaio_sync: done in place):
+				 * its sleeps are the synchronous request's,
+				 * by design */
 	__u32 pad;
 	/* fold_aio: the batch in io_submit (its id; 0: none), with
 	 * FOLD_BATCH_SENT once one of its SUBMITs went as a record, when

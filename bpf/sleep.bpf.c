@@ -171,7 +171,7 @@ static __always_inline void sleep_begin(void *ctx, bool preempt, __u32 prev_stat
 	if (s->ctx == FSAIO_CTX_SUBMIT_LIBAIO) {
 		struct sys_state *sys = bpf_map_lookup_elem(&sys_states, &s->pid);
 
-		if (sys && sys->sync_write)
+		if (sys && sys->stays_sync)
 			s->flags = FSAIO_F_STAYS_SYNC;
 	}
 	bpf_get_current_comm(s->comm, sizeof(s->comm));

@@ -694,15 +694,16 @@ static struct engine_stats *retry_stats(struct checker *c, const struct lc *l,
 
 /* Writes to an S_SYNC inode (chattr +S, -o sync) stay synchronous: the
  * copy's own ->write_iter() syncs them in io_submit().  So do writes on a
- * file system without FOP_DSYNC_ASYNC (xfs, f2fs, btrfs): the kernel must not
- * finish them in a worker. */
+ * file system without FOP_DSYNC_ASYNC (xfs, f2fs, btrfs), and requests the
+ * kernel said it does in place (fsaio_sync: over RLIMIT_NPROC, or no
+ * memory): the kernel must not finish them in a worker. */
 static void stays_sync_went_async(struct checker *c, struct lc *l,
 				  const struct fsaio_record *r)
 {
 	if (l && (r->flags & FSAIO_F_STAYS_SYNC))
-		fail_note(&c->retry, l, "a write the kernel must keep synchronous (an S_SYNC "
-			  "inode, a -o sync mount, or a file system without FOP_DSYNC_ASYNC) "
-			  "was made asynchronous (%s)",
+		fail_note(&c->retry, l, "a request the kernel must keep synchronous (an S_SYNC "
+			  "inode, a -o sync mount, a file system without FOP_DSYNC_ASYNC, or "
+			  "one it said it does in place) was made asynchronous (%s)",
 			  event_type_name(r->type));
 }
 

@@ -239,7 +239,7 @@ static size_t other_sleeps(const struct sleep_sum *o, uint64_t stays_sync,
 		sep = ", ";
 	}
 	if (n < len && stays_sync)
-		n += snprintf(d + n, len - n, "; %" PRIu64 " issuing writes that stay "
+		n += snprintf(d + n, len - n, "; %" PRIu64 " in requests that stay "
 			      "synchronous by design", stays_sync);
 	if (n < len)
 		n += snprintf(d + n, len - n, "), not FSAIO waits; first: %s", o->first);

@@ -276,6 +276,9 @@ int probe_features(struct tracer *t, char *err, size_t errlen)
 			t->use[i] = fsaio_event_exists(t, vmlinux, d->name);
 			if (t->use[i]) {
 				t->fsaio_events_present = true;
+			} else if (!d->feat) {
+				tracer_vlog(t, "fsaio:%s missing (an older series): optional",
+					    d->name);
 			} else {
 				t->feat_missing |= d->feat;
 				fsaio_missing++;

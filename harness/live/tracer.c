@@ -243,7 +243,7 @@ static bool fsaio_all_attached(const struct tracer *t)
 	bool any = false;
 
 	for (i = 0; i < NR_PROGS; i++) {
-		if (progs[i].kind != PK_FSAIO_TP)
+		if (progs[i].kind != PK_FSAIO_TP || (!progs[i].feat && !t->use[i]))
 			continue;
 		if (!t->attached[i])
 			return false;

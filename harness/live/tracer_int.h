@@ -27,7 +27,9 @@ enum prog_kind {
 	PK_SWITCH_BTF,		/* tp_btf/sched_switch */
 	PK_SWITCH_RAW,		/* raw_tp/sched_switch fallback */
 	PK_FENTRY,		/* fentry/fexit: needs the probe to load+attach */
-	PK_FSAIO_TP,		/* raw_tp on a patched kernel's fsaio:* event */
+	PK_FSAIO_TP,		/* raw_tp on a patched kernel's fsaio:* event;
+				 * with no feat, optional: an older series
+				 * lacks it */
 	PK_RAW_TP,		/* raw_tp on a tracepoint whose prototype (kernel
 				 * BTF) is one we know; its classic PK_TP twin
 				 * (same name, later in progs[]) is then not used */
@@ -79,6 +81,9 @@ static const struct prog_desc progs[] = {	/* one table, read by both files */
 	 * tells whether these took over libaio retries and completions */
 	{ "fsaio_tp_submit", PK_FSAIO_TP, "fsaio", "fsaio_submit", FEAT_FSAIO_TP },
 	{ "fsaio_tp_retry", PK_FSAIO_TP, "fsaio", "fsaio_retry", FEAT_FSAIO_TP },
+	/* no feature: a series without it (v10 and older) never falls back
+	 * for a reason other than memory */
+	{ "fsaio_tp_sync", PK_FSAIO_TP, "fsaio", "fsaio_sync", 0 },
 	/* a pair on a raw tracepoint: the kernel calls its probes in the
 	 * order they were attached, and the first must run first */
 	{ "fsaio_tp_wake", PK_FSAIO_TP, "fsaio", "fsaio_wake", FEAT_FSAIO_TP,

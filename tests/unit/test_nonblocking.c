@@ -302,7 +302,7 @@ TEST_F(patched, sync_inode_write_sleeping_in_submit_passes)
 	sync_inode_write(self->c, false);
 	FINISH(self->c);
 	EXPECT_VERDICT(self->c, VERDICT_PASS, INV_NONBLOCKING_SUBMIT_LIBAIO);
-	EXPECT_DETAIL(self->c, INV_NONBLOCKING_SUBMIT_LIBAIO, "1 issuing writes that stay synchronous by design");
+	EXPECT_DETAIL(self->c, INV_NONBLOCKING_SUBMIT_LIBAIO, "1 in requests that stay synchronous by design");
 	EXPECT_EQ(1, LIBAIO(self->c)->stays_sync_sleeps);
 	EXPECT_EQ(0, LIBAIO(self->c)->blocked_in_submit);
 }
@@ -312,7 +312,7 @@ TEST_F(patched, sync_inode_write_made_async_fails)
 	sync_inode_write(self->c, true);
 	FINISH(self->c);
 	EXPECT_VERDICT(self->c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
-	EXPECT_DETAIL(self->c, INV_RETRY_LIFECYCLE, "a write the kernel must keep synchronous");
+	EXPECT_DETAIL(self->c, INV_RETRY_LIFECYCLE, "a request the kernel must keep synchronous");
 }
 
 TEST_F(patched, writeback_sleep_without_the_flag_still_blocks)
