@@ -133,7 +133,11 @@ $(WL_LIB): $(WL_LIB_OBJS)
 # $(OUTPUT)/workloads is a workload.
 $(OUTPUT)/workloads/%: workloads/%.c $(WL_LIB) | $(DEPS_STAMP)
 	@mkdir -p $(@D) $(OUTPUT)/deps/workloads
-	$(CC) $(CFLAGS) -MMD -MP -MF $(OUTPUT)/deps/workloads/$*.d $< $(WL_LIB) -o $@ -laio -luring
+	$(CC) $(CFLAGS) $(WL_CFLAGS) -MMD -MP -MF $(OUTPUT)/deps/workloads/$*.d $< $(WL_LIB) -o $@ \
+		-laio -luring $(WL_LIBS)
+# aio_fuse_stall is a FUSE daemon too (libfuse3)
+$(OUTPUT)/workloads/aio_fuse_stall: WL_CFLAGS = $(shell pkg-config --cflags fuse3)
+$(OUTPUT)/workloads/aio_fuse_stall: WL_LIBS = $(shell pkg-config --libs fuse3)
 
 # Reproducers of known, open defects of the series (tests/reproducers/
 # README.md): built, never run by a suite, so that they cannot turn one red

@@ -16,7 +16,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PKGS=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
-      libaio-dev liburing-dev libjson-c-dev libgsl-dev fio e2fsprogs util-linux kmod jq xfsprogs gnuplot-nox
+      libaio-dev liburing-dev libfuse3-dev fuse3 libjson-c-dev libgsl-dev fio e2fsprogs util-linux kmod jq xfsprogs gnuplot-nox
       bpftrace python3-yaml stress-ng libclang-rt-dev)	# bpftrace: make bench measures fsaio trace against its one-liner
 # libclang-rt-dev: clang's sanitizer and libFuzzer runtimes (only recommended
 # by clang) for make fuzz and the fuzzer in make check (tests/fuzz/)

@@ -3,17 +3,18 @@
  * aio_uffd_same_ctx: a userfaultfd handler that fetches the contents of a
  * faulting page with an aio read on the context whose reads faulted.
  *
- * COUNT (default 16) cold 4 KiB reads land in userfaultfd pages.  A
+ * COUNT (default 128) cold 4 KiB reads land in userfaultfd pages.  A
  * second thread handles the faults as a user-space pager would: for each
  * one it reads the page's contents from a source file with one aio read
  * on the same context, waits for that read (10 s at most), and
  * UFFDIO_COPYs the contents in.  On a stock kernel each read faults in
  * io_submit() itself, in the main thread, and the handler's read runs
  * synchronously beside it.  With the series the COUNT reads are resumed
- * in aio workers, whose copies park in the faults; a context runs at most
- * 16 work items at once, so a handler's read that went asynchronous would
- * wait behind the parked ones for ever.  Each read of the main thread
- * must end with the parked file's data; the handler's, with the source's.
+ * in aio workers, whose copies park in the faults; where a context runs
+ * fewer work items at once than it has reads (64 in series v10), the
+ * handler's read, gone asynchronous, waits behind the parked ones for
+ * ever.  Each read of the main thread must end with the parked file's
+ * data; the handler's, with the source's.  Skips without userfaultfd.
  */
 #include <linux/userfaultfd.h>
 #include <poll.h>
@@ -26,7 +27,7 @@
 #define HANDLER_ID		1000000	/* aio_data of the handler's reads */
 
 static const char help[] =
-	"COUNT (16) cold reads into userfaultfd pages whose faults a second thread\n"
+	"COUNT (128) cold reads into userfaultfd pages whose faults a second thread\n"
 	"serves with aio reads on the same context; every read must complete.\n"
 	"Needs userfaultfd (root).\n";
 
@@ -132,7 +133,7 @@ static void *pager_main(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct wl_opts o = { .name = "aio_uffd_same_ctx", .count = 16 };
+	struct wl_opts o = { .name = "aio_uffd_same_ctx", .count = 128 };
 	struct wl_file parked = { .seed = 0x5a3e }, src = { .seed = 0x5a3f };
 	struct wl_reads c = { 0 };
 	struct pager p = { 0 };

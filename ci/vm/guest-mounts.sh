@@ -4,7 +4,7 @@
 # over 9p needs before anything else.
 #
 #   guest_mounts HOSTNAME   mount proc, sys, dev (with /dev/fd and
-#                           /dev/std*), devpts, tmpfs on /tmp /run /var/tmp
+#                           /dev/std*, /dev/fuse 0666), devpts, tmpfs on /tmp /run /var/tmp
 #                           /dev/shm, tracefs, debugfs, cgroup2, bpffs;
 #                           bring lo up; set HOSTROOT to a view of the
 #                           host's root taken before the tmpfs mounts hide
@@ -19,6 +19,10 @@ guest_mounts() {
 	for i in 0:stdin 1:stdout 2:stderr; do
 		[ -e /dev/${i#*:} ] || ln -s /proc/self/fd/${i%%:*} /dev/${i#*:}
 	done
+	# and /dev/fuse is 0600 there, where udev makes it 0666: every user may
+	# mount a FUSE file system (through fusermount3), and aio_fuse_stall
+	# tests what an unprivileged one can do with that
+	[ -c /dev/fuse ] && chmod 0666 /dev/fuse
 	mkdir -p /dev/pts /dev/shm 2>/dev/null
 	mount -t devpts devpts /dev/pts 2>/dev/null
 	# Keep a view of the host's /tmp etc. before tmpfs hides them: a checkout
