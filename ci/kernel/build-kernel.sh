@@ -293,11 +293,22 @@ stale_objects() {
 # ---- seed a new key's O= tree from a built key of the same source ------------------
 # Kbuild rebuilds only what depends on changed options and files (fixdep), so
 # a config fragment edit or the patch series need not be a cold build: a
-# patched key starts from the stock key of its config (or the last patched
-# build), a stock key from the last stock build of the same tree.
+# patched key starts from the last patched build of its config (or its
+# stock key), a stock key from the last stock build of the same tree.
 if [[ ! -f $OUT/.config && $OUT == "$SRC/o" ]]; then
 	seeds=("$KCACHE/$LATEST")
-	((PATCHED)) && seeds=("$KCACHE/$VERSION-$SRCID-stock${FLAVOR:+-$FLAVOR}-c$CFGHASH" "${seeds[@]}")
+	# A patched key seeds from the last patched build of the same config
+	# (it differs from this series in the files changed since: usually
+	# fs/aio.c alone), else from its stock key (the series' headers,
+	# include/linux/fs.h among them, recompile most of the kernel).
+	if ((PATCHED)); then
+		stock=$KCACHE/$VERSION-$SRCID-stock${FLAVOR:+-$FLAVOR}-c$CFGHASH
+		if cmp -s "$KCACHE/$LATEST/fragments.config" <(cat "${FRAGS[@]}"); then
+			seeds+=("$stock")
+		else
+			seeds=("$stock" "${seeds[@]}")
+		fi
+	fi
 	for prev in "${seeds[@]}"; do
 		[[ -f $prev/built && -L $prev/build && -f $prev/src/o/.config ]] || continue
 		grep -qxF "kdir=$KDIR" "$prev/info" 2>/dev/null || continue
