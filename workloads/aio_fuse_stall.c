@@ -385,18 +385,20 @@ static bool have_fusermount(void)
 	return found;
 }
 
-/* Whether this kernel resumes buffered reads in workers. */
-static bool reads_resumed_in_workers(void)
+/* VICTIM_READS cold 4 KiB reads of vf, a page apart, described in c and
+ * ready in ptrs; the file's descriptor. */
+static int cold_reads(const struct wl_file *vf, struct wl_reads *c, struct iocb **ptrs)
 {
-	char v[8] = "";
-	int fd = open("/proc/sys/fs/aio-buffered-async", O_RDONLY);
+	struct iocb *cbs;
+	int fd;
 
-	if (fd < 0)
-		return false;
-	if (read(fd, v, sizeof(v) - 1) < 0)
-		v[0] = 0;
-	close(fd);
-	return v[0] == '1';
+	c->f = *vf;
+	fd = wl_open_cold(vf, O_RDONLY);
+	wl_strided_reads(c, VICTIM_READS, WL_PAGE, WL_PAGE);
+	cbs = wl_aio_prep_reads(c, fd);
+	for (unsigned i = 0; i < VICTIM_READS; i++)
+		ptrs[i] = &cbs[i];
+	return fd;
 }
 
 /* VICTIM_READS cold reads of vf on a context of their own; their stats. */
@@ -404,18 +406,12 @@ static void victim_reads(const struct wl_file *vf, struct wl_stats *st)
 {
 	struct wl_reads c = { 0 };
 	struct io_event ev[VICTIM_READS];
-	struct iocb *cbs, *ptrs[VICTIM_READS];
+	struct iocb *ptrs[VICTIM_READS];
 	io_context_t ctx = 0;
+	int fd = cold_reads(vf, &c, ptrs);
 	unsigned done;
 	double t0;
-	int fd;
 
-	c.f = *vf;
-	fd = wl_open_cold(vf, O_RDONLY);
-	wl_strided_reads(&c, VICTIM_READS, WL_PAGE, WL_PAGE);
-	cbs = wl_aio_prep_reads(&c, fd);
-	for (unsigned i = 0; i < VICTIM_READS; i++)
-		ptrs[i] = &cbs[i];
 	wl_aio_setup(VICTIM_READS, &ctx);
 	t0 = wl_now();
 	done = wl_aio_submit(ctx, ptrs, VICTIM_READS, st);
@@ -458,16 +454,10 @@ static void killed_reader(const struct wl_file *vf, struct wl_stats *st)
 		wl_die("fork", errno);
 	if (!p) {
 		struct wl_reads c = { 0 };
-		struct iocb *cbs, *ptrs[VICTIM_READS];
+		struct iocb *ptrs[VICTIM_READS];
 		io_context_t ctx = 0;
-		int fd;
 
-		c.f = *vf;
-		fd = wl_open_cold(vf, O_RDONLY);
-		wl_strided_reads(&c, VICTIM_READS, WL_PAGE, WL_PAGE);
-		cbs = wl_aio_prep_reads(&c, fd);
-		for (unsigned i = 0; i < VICTIM_READS; i++)
-			ptrs[i] = &cbs[i];
+		cold_reads(vf, &c, ptrs);
 		if (io_setup(VICTIM_READS, &ctx))
 			_exit(1);
 		wl_aio_submit_all(ctx, ptrs, VICTIM_READS);
@@ -561,7 +551,7 @@ int main(int argc, char **argv)
 	/* every read the limit lets go asynchronous parks a worker, and the
 	 * first one it does not waits in the child's io_submit() */
 	want = 1;
-	if (reads_resumed_in_workers())
+	if (wl_aio_buffered_async())
 		want = o.count <= EXTRA_TASKS ? o.count : EXTRA_TASKS + 1;
 	for (int r = 0; r < ROUNDS && !stuck; r++) {
 		atomic_store(&sh->release, 0);

@@ -8,10 +8,10 @@
  * on a patched kernel each resumed copy parks a worker in the fault.  The
  * parent's 64 cold reads of another file must complete within 10 s; then
  * it serves the faults and the staller's reads must complete with the
- * file's data (workloads/lib/stall.c).  At most 64 tasks may wait in the
- * staller's faults: a context has at most 64 requests in workers at a
- * time, so one context cannot park a worker per request; with
- * fs.aio-buffered-async on, 64 must.  Skips where
+ * file's data (workloads/lib/stall.c).  With fs.aio-buffered-async on,
+ * every one of the staller's reads must park a worker in its fault: a
+ * context runs every request that needs a worker at once (up to 512), so
+ * nothing of the context waits behind its parked reads.  Skips where
  * userfaultfd is unavailable.
  */
 #include "lib/wl.h"

@@ -142,3 +142,16 @@ void wl_aio_reads(struct wl_reads *c, int fd, struct wl_stats *st)
 	io_destroy(ctx);
 	free(cbs);
 }
+
+bool wl_aio_buffered_async(void)
+{
+	char v[8] = "";
+	int fd = open("/proc/sys/fs/aio-buffered-async", O_RDONLY);
+
+	if (fd < 0)
+		return false;
+	if (read(fd, v, sizeof(v) - 1) < 0)
+		v[0] = 0;
+	close(fd);
+	return v[0] == '1';
+}

@@ -122,21 +122,6 @@ static unsigned tasks_in_uffd_fault(void)
 	return n;
 }
 
-/* Whether this kernel resumes buffered reads in workers (the series'
- * fs.aio-buffered-async is 1); false where the setting does not exist. */
-static bool reads_resumed_in_workers(void)
-{
-	char v[8] = "";
-	int fd = open("/proc/sys/fs/aio-buffered-async", O_RDONLY);
-
-	if (fd < 0)
-		return false;
-	if (read(fd, v, sizeof(v) - 1) < 0)
-		v[0] = 0;
-	close(fd);
-	return v[0] == '1';
-}
-
 /* The victim's 64 cold reads of vf, reaped against the deadline. */
 static unsigned victim(const struct wl_file *vf, struct wl_reads *c,
 		       struct wl_stats *st, io_context_t *ctx, int *fd)
@@ -251,7 +236,7 @@ int wl_stall_main(int argc, char **argv, struct wl_opts *o, unsigned contexts,
 	child = wl_uffd_child(staller, &sf, o->count, &rep, sizeof(rep), &uffd, &sock);
 	/* the staller's reads reach the workers and park there */
 	per = o->count / contexts;
-	want = reads_resumed_in_workers() ?
+	want = wl_aio_buffered_async() ?
 	       contexts * (per < WORKERS_PER_CONTEXT ? per : WORKERS_PER_CONTEXT) : 0;
 	t0 = wl_now();
 	do {

@@ -255,6 +255,9 @@ int wl_reads_main(int argc, char **argv, struct wl_opts *o, struct wl_reads *c,
 
 /* io_setup; skips on ENOSYS/EPERM, dies on other errors. */
 void wl_aio_setup(unsigned depth, io_context_t *ctx);
+/* Whether this kernel resumes buffered libaio requests in workers (the
+ * series' fs.aio-buffered-async is 1); false where it has no such setting. */
+bool wl_aio_buffered_async(void);
 
 /* Submit all n iocbs, looping over partial submissions.  Returns how many
  * the kernel accepted (counted as submitted even if a later call fails). */
