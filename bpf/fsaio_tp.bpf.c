@@ -128,6 +128,27 @@ fsaio_req_reserve(__u16 type, __u64 req, struct aio_req_info **infop)
 	return r;
 }
 
+/* include/uapi/linux/aio_abi.h of the patched kernel (series patch 16) */
+#define FSAIO_IOCB_FLAG_BUFFERED_ASYNC	(1u << 2)
+
+/* With fs.aio-buffered-async=1 a request that did not ask stays
+ * synchronous.  The kernel copied the iocb from this address just before
+ * the event, so it is resident; an unreadable one is a lost record (its
+ * request's checks are inconclusive), not a guess. */
+static __always_inline __u32 fsaio_not_opted_in(__u64 uiocb)
+{
+	__u32 flags = 0;
+
+	if (!libaio_opt_in)
+		return 0;
+	if (bpf_probe_read_user(&flags, sizeof(flags),
+				(void *)(uiocb + __builtin_offsetof(struct iocb, aio_flags)))) {
+		count_drops(FSAIO_DROP_USER_READ, 1);
+		return 0;
+	}
+	return !(flags & FSAIO_IOCB_FLAG_BUFFERED_ASYNC);
+}
+
 /* fsaio_submit(req, iocb, data, opcode, pos, count, async, mm) */
 SEC("raw_tp/fsaio_submit")
 int fsaio_tp_submit(struct bpf_raw_tracepoint_args *ctx)
@@ -162,7 +183,8 @@ int fsaio_tp_submit(struct bpf_raw_tracepoint_args *ctx)
 	}
 	info.ioprio = BPF_CORE_READ((struct aio_kiocb *)req, rw.ki_ioprio);
 	/* the sleeps until the next fsaio_submit are this request's */
-	info.stays_sync = fsaio_write_stays_sync(req, (__u32)ctx->args[3]);
+	info.stays_sync = fsaio_write_stays_sync(req, (__u32)ctx->args[3]) ||
+			  fsaio_not_opted_in(info.iocb);
 	sys = bpf_map_lookup_elem(&sys_states, &info.pid);
 	if (sys)
 		sys->stays_sync = info.stays_sync;

@@ -70,6 +70,10 @@ FSAIO_GLOBAL __u64 fold_unsent[FSAIO_FOLD_UNSENT] FSAIO_INIT({});
  * fentry/fexit programs leave libaio requests alone (no double RETRY or
  * COMPLETE). */
 FSAIO_GLOBAL volatile __u32 fsaio_tp_on FSAIO_INIT(0);
+/* Set by the harness when fs.aio-buffered-async is 1: only a request whose
+ * iocb has IOCB_FLAG_BUFFERED_ASYNC may then go asynchronous, every other
+ * stays synchronous (fsaio_tp.bpf.c fsaio_tp_submit). */
+FSAIO_GLOBAL volatile __u32 libaio_opt_in FSAIO_INIT(0);
 /* Folded lifecycles (fsaio_fold.h): kept submits in a direct-mapped table
  * (global data: read and cleared by the harness through the mmapped .bss). */
 FSAIO_GLOBAL struct fsaio_fold_req fold_slots[FSAIO_FOLD_SLOTS] FSAIO_INIT({});
@@ -317,7 +321,8 @@ struct aio_req_info {
 	/* the submitter's identity at submit: the worker must act as it */
 	__u32 fsuid, fsgid;
 	__u64 cap_effective;
-	__u32 stays_sync;	/* a write that stays synchronous (core_fixes.bpf.h) */
+	__u32 stays_sync;	/* a request that stays synchronous (core_fixes.bpf.h,
+				 * fsaio_not_opted_in) */
 	__u16 ioprio;		/* the request's I/O priority (ki_ioprio) */
 	__u16 pad;
 };

@@ -123,7 +123,10 @@ features() {
 	[[ -d $ev/workqueue ]] && f+=(workqueue_tracepoints)
 	[[ -d $ev/fsaio ]] && f+=(fsaio_tracepoints)
 	[[ -d $ev/sched ]] && f+=(sleep_stacks)
-	[[ $(cat /proc/sys/fs/aio-buffered-async 2>/dev/null) == 1 ]] && f+=(libaio_async)
+	case $(cat /proc/sys/fs/aio-buffered-async 2>/dev/null) in
+	1) f+=(libaio_opt_in libaio_async) ;;
+	2) f+=(libaio_async) ;;
+	esac
 	local IFS=,
 	echo "${f[*]:--}"
 }

@@ -19,6 +19,14 @@
  *    request here;
  *  - throttled: the reads take at least half of bytes / RATE (a lower
  *    bound only, so a slow machine never fails it);
+ *  - memory: the page cache the reads fill is charged to the cgroup, its
+ *    memory.stat "file" growing by at least 90% of the bytes read (the
+ *    rest is slack for per-CPU stat batching, at most 64 pages a CPU); a
+ *    worker that allocates folios outside the submitter's memory cgroup
+ *    leaves about one folio per request there.  Not checked without the
+ *    memory controller.  /proc/self/io read_bytes is printed, not checked:
+ *    the block reads a worker issues are the worker's (a known limit of
+ *    the series);
  *  - every byte read is the file's;
  *  - released: once removed, the cgroup's io css stops dying within 10 s
  *    (nothing keeps a reference to it).  Not on a loop device, whose
@@ -42,11 +50,15 @@ static const char help[] =
 	"DIR's disk to 4 MiB/s: the cgroup's io.stat must count them and they must\n"
 	"take as long as the limit says.  Needs root and cgroup v2 with io.\n";
 
-/* The test cgroup, the one this process came from, and the cgroups whose
- * subtree_control had io switched on here (undone in reverse at exit). */
+/* The test cgroup, the one this process came from, and the controllers
+ * switched on here in cgroups' subtree_control (undone in reverse at exit). */
 static char cg[PATH_MAX], home[PATH_MAX];
-static char io_on[16][PATH_MAX];
-static int n_io_on;
+static struct {
+	char dir[PATH_MAX];
+	const char *ctl;
+} turned_on[16];
+static int n_turned_on;
+static bool memcg;	/* the memory controller is available */
 
 static int write_file(const char *path, const char *fmt, ...)
 {
@@ -112,9 +124,11 @@ static void cg_teardown(void)
 {
 	char path[PATH_MAX + 32];
 
-	while (n_io_on > 0) {
-		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", io_on[--n_io_on]);
-		write_file(path, "-io\n");
+	while (n_turned_on > 0) {
+		n_turned_on--;
+		snprintf(path, sizeof(path), "%s/cgroup.subtree_control",
+			 turned_on[n_turned_on].dir);
+		write_file(path, "-%s\n", turned_on[n_turned_on].ctl);
 	}
 	snprintf(path, sizeof(path), "%s/cgroup.procs", home);
 	if (cg[0] && write_file(path, "%d\n", (int)getpid()))
@@ -160,14 +174,15 @@ static void cg_probe(void)
 		wl_skip("no cgroup v2 at " CG_ROOT, ENOENT);
 	if (!has_word(buf, "io"))
 		wl_skip("the io controller is not available (CONFIG_BLK_CGROUP)", ENOTSUP);
+	memcg = has_word(buf, "memory");
 	if (read_file("/proc/self/cgroup", buf, sizeof(buf)) || !(p = strstr(buf, "0::/")))
 		wl_skip("this process is not in a cgroup v2 hierarchy", ENOENT);
 	p[strcspn(p, "\n")] = '\0';
 	snprintf(home, sizeof(home), CG_ROOT "%s", strcmp(p + 3, "/") ? p + 3 : "");
 }
 
-/* io on in the subtree_control of dir and of every ancestor below CG_ROOT. */
-static int io_enable(const char *dir)
+/* ctl on in the subtree_control of dir and of every ancestor below CG_ROOT. */
+static int ctl_enable(const char *dir, const char *ctl)
 {
 	char path[PATH_MAX + 32], buf[512], parent[PATH_MAX];
 	int err;
@@ -175,28 +190,30 @@ static int io_enable(const char *dir)
 	if (strcmp(dir, CG_ROOT)) {
 		snprintf(parent, sizeof(parent), "%s", dir);
 		*strrchr(parent, '/') = '\0';
-		err = io_enable(parent);
+		err = ctl_enable(parent, ctl);
 		if (err)
 			return err;
 	}
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
 	if (read_file(path, buf, sizeof(buf)))
 		return -errno;
-	if (has_word(buf, "io"))
+	if (has_word(buf, ctl))
 		return 0;
-	if (n_io_on == (int)(sizeof(io_on) / sizeof(io_on[0])))
+	if (n_turned_on == (int)(sizeof(turned_on) / sizeof(turned_on[0])))
 		return -E2BIG;
-	err = write_file(path, "+io\n");
-	if (!err)
-		snprintf(io_on[n_io_on++], PATH_MAX, "%s", dir);
+	err = write_file(path, "+%s\n", ctl);
+	if (!err) {
+		snprintf(turned_on[n_turned_on].dir, PATH_MAX, "%s", dir);
+		turned_on[n_turned_on++].ctl = ctl;
+	}
 	return err;
 }
 
 /*
  * Make cg inside this process's own cgroup (the harness's, so that its
- * cgroup.kill still reaches the workload), move in, switch io on down to
- * it (the no-internal-process rule allows that once home is empty) and
- * limit its reads of maj:min to RATE.
+ * cgroup.kill still reaches the workload), move in, switch io (and
+ * memory, where available) on down to it (the no-internal-process rule
+ * allows that once home is empty) and limit its reads of maj:min to RATE.
  */
 static void cg_enter(unsigned maj, unsigned min)
 {
@@ -211,11 +228,16 @@ static void cg_enter(unsigned maj, unsigned min)
 	err = write_file(path, "%d\n", (int)getpid());
 	if (err)
 		wl_die("move into the test cgroup", -err);
-	err = io_enable(home);
+	err = ctl_enable(home, "io");
 	if (err == -EBUSY)
 		wl_skip("other processes share this cgroup: io cannot be enabled below it", -err);
 	if (err)
 		wl_die("enable the io controller down to the test cgroup", -err);
+	if (memcg && (err = ctl_enable(home, "memory"))) {
+		printf("# note: the memory controller could not be enabled (%s): "
+		       "memory.stat not checked\n", strerror(-err));
+		memcg = false;
+	}
 	snprintf(path, sizeof(path), "%s/io.max", cg);
 	err = write_file(path, "%u:%u rbps=%u\n", maj, min, RATE);
 	if (err == -ENOENT || err == -EINVAL || err == -ENODEV)
@@ -241,12 +263,44 @@ static uint64_t cg_rbytes(unsigned maj, unsigned min)
 	return p && sscanf(p, "rbytes=%llu", &v) == 1 ? v : 0;
 }
 
+/* A key's value in a "key value" (or "key: value") file; 0 or -errno. */
+static int stat_value(const char *path, const char *key, uint64_t *v)
+{
+	char buf[8192], *p = buf;
+	size_t n = strlen(key);
+	int err = read_file(path, buf, sizeof(buf));
+
+	if (err)
+		return err;
+	for (; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, n) && (p[n] == ' ' || p[n] == ':')) {
+			*v = strtoull(p + n + 1, NULL, 10);
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* The "file" bytes of the test cgroup's memory.stat. */
+static uint64_t cg_file_bytes(void)
+{
+	char path[PATH_MAX + 16];
+	uint64_t v;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/memory.stat", cg);
+	err = stat_value(path, "file", &v);
+	if (err)
+		wl_die(path, -err);
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	struct wl_opts o = { .name = "aio_blkcg", .count = 8 };
 	struct wl_reads c = { .f.seed = 0xb1c9 };
 	struct wl_stats st = { 0 };
-	uint64_t bytes, rbytes;
+	uint64_t bytes, rbytes, file = 0, io_read = 0, io_after;
+	bool task_io;
 	unsigned maj, min;
 	double t0, secs, want;
 	long dying0, dying;
@@ -271,6 +325,10 @@ int main(int argc, char **argv)
 
 	bytes = c.f.size;
 	rbytes = cg_rbytes(maj, min);
+	if (memcg)
+		file = cg_file_bytes();
+	/* absent without CONFIG_TASK_IO_ACCOUNTING */
+	task_io = !stat_value("/proc/self/io", "read_bytes", &io_read);
 	t0 = wl_now();
 	wl_aio_reads(&c, fd, &st);
 	secs = wl_now() - t0;
@@ -285,6 +343,20 @@ int main(int argc, char **argv)
 			" bytes read: I/O issued for its requests went to another cgroup\n",
 			rbytes, bytes);
 		st.errors++;
+	}
+	if (task_io && !stat_value("/proc/self/io", "read_bytes", &io_after))
+		printf("# /proc/self/io read_bytes=%" PRIu64 " (a worker's block reads are "
+		       "the worker's)\n", io_after - io_read);
+	if (memcg) {
+		file = cg_file_bytes() - file;
+		printf("# cgroup memory.stat file grew by %" PRIu64 " for %" PRIu64
+		       " bytes read\n", file, bytes);
+		if (file < bytes / 10 * 9) {
+			fprintf(stderr, "the cgroup was charged %" PRIu64 " bytes of page cache for "
+				"%" PRIu64 " bytes read: its requests' folios were charged to "
+				"another memory cgroup\n", file, bytes);
+			st.errors++;
+		}
 	}
 	if (secs < want) {
 		fprintf(stderr, "%" PRIu64 " bytes read in %.2f s, faster than io.max allows"

@@ -305,6 +305,7 @@ static void tenant_round(const struct wl_file *f, unsigned n, char *buf, unsigne
 	wl_aio_reap_n(ctx, st, &c.reap, done);
 	close(fd);
 	free(cbs);
+	wl_reads_free(&c);
 }
 
 static void tenant(const struct wl_file *f, unsigned n, const char *mnt,
@@ -385,53 +386,29 @@ static bool have_fusermount(void)
 	return found;
 }
 
-/* VICTIM_READS cold 4 KiB reads of vf, a page apart, described in c and
- * ready in ptrs; the file's descriptor. */
-static int cold_reads(const struct wl_file *vf, struct wl_reads *c, struct iocb **ptrs)
-{
-	struct iocb *cbs;
-	int fd;
-
-	c->f = *vf;
-	fd = wl_open_cold(vf, O_RDONLY);
-	wl_strided_reads(c, VICTIM_READS, WL_PAGE, WL_PAGE);
-	cbs = wl_aio_prep_reads(c, fd);
-	for (unsigned i = 0; i < VICTIM_READS; i++)
-		ptrs[i] = &cbs[i];
-	return fd;
-}
-
 /* VICTIM_READS cold reads of vf on a context of their own; their stats. */
 static void victim_reads(const struct wl_file *vf, struct wl_stats *st)
 {
 	struct wl_reads c = { 0 };
-	struct io_event ev[VICTIM_READS];
 	struct iocb *ptrs[VICTIM_READS];
 	io_context_t ctx = 0;
-	int fd = cold_reads(vf, &c, ptrs);
+	int fd = wl_aio_cold_reads(vf, VICTIM_READS, &c, ptrs);
+	uint64_t got;
 	unsigned done;
 	double t0;
 
 	wl_aio_setup(VICTIM_READS, &ctx);
 	t0 = wl_now();
 	done = wl_aio_submit(ctx, ptrs, VICTIM_READS, st);
-	while (st->completed < done && wl_now() - t0 < DEADLINE) {
-		struct timespec ts = { 0, 200 * 1000 * 1000 };
-		int k = io_getevents(ctx, 1, VICTIM_READS, ev, &ts);
-
-		if (k > 0)
-			wl_aio_account(st, &c.reap, ev, k);
-		else if (k < 0 && k != -EINTR)
-			break;
-	}
-	printf("# root: %" PRIu64 " of %u reads completed in %.2f s\n", st->completed,
+	got = wl_aio_reap_within(ctx, st, &c.reap, done, DEADLINE);
+	printf("# root: %" PRIu64 " of %u reads completed in %.2f s\n", got,
 	       done, wl_now() - t0);
-	if (st->completed < done) {
+	if (got < done) {
 		fprintf(stderr, "%" PRIu64 " of root's %u reads still in flight after %d s: "
 			"another user's reads held in FUSE hold them up\n",
-			done - st->completed, done, DEADLINE);
+			done - got, done, DEADLINE);
 		st->errors++;
-		wl_aio_reap_n(ctx, st, &c.reap, done - st->completed);
+		wl_aio_reap_n(ctx, st, &c.reap, done - got);
 	}
 	io_destroy(ctx);
 	close(fd);
@@ -442,33 +419,26 @@ static void victim_reads(const struct wl_file *vf, struct wl_stats *st)
 static void killed_reader(const struct wl_file *vf, struct wl_stats *st)
 {
 	unsigned submitted;
-	int sv[2], status;
+	int sock, status;
 	double t0;
-	pid_t p;
+	pid_t p = wl_fork_socket(&sock);
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
-		wl_die("socketpair", errno);
-	fflush(stdout);
-	p = fork();
-	if (p < 0)
-		wl_die("fork", errno);
 	if (!p) {
 		struct wl_reads c = { 0 };
 		struct iocb *ptrs[VICTIM_READS];
 		io_context_t ctx = 0;
 		unsigned accepted;
 
-		cold_reads(vf, &c, ptrs);
+		wl_aio_cold_reads(vf, VICTIM_READS, &c, ptrs);
 		if (io_setup(VICTIM_READS, &ctx))
 			_exit(1);
 		accepted = wl_aio_submit_all(ctx, ptrs, VICTIM_READS);
-		if (send(sv[1], &accepted, sizeof(accepted), 0) != sizeof(accepted))
+		if (send(sock, &accepted, sizeof(accepted), 0) != sizeof(accepted))
 			_exit(1);
 		pause();
 		_exit(1);
 	}
-	close(sv[1]);
-	if (recv(sv[0], &submitted, sizeof(submitted), 0) != sizeof(submitted)) {
+	if (recv(sock, &submitted, sizeof(submitted), 0) != sizeof(submitted)) {
 		fprintf(stderr, "the reader to be killed died before it submitted\n");
 		st->errors++;
 		submitted = 0;
@@ -476,7 +446,7 @@ static void killed_reader(const struct wl_file *vf, struct wl_stats *st)
 	/* submitted, never reaped: the kernel completes them at its exit */
 	st->submitted += submitted;
 	st->abandoned += submitted;
-	close(sv[0]);
+	close(sock);
 	kill(p, SIGKILL);
 	t0 = wl_now();
 	while (waitpid(p, &status, WNOHANG) == 0) {

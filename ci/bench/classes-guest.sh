@@ -10,7 +10,7 @@
 #   ci/bench/classes-guest.sh OUTDIR KIND SIZE RUNTIME CLASS_US... [-- CELL-FILTER]
 #
 #   KIND     stock: libaio buffered, io_uring buffered, libaio O_DIRECT;
-#            patched: libaio buffered with fs.aio-buffered-async=1 (the
+#            patched: libaio buffered with fs.aio-buffered-async=2 (the
 #            other engines do not enter the patched code: the fsaio-table
 #            part runs them on both kernels as controls)
 #   RUNTIME  cap per cell in virtual seconds, raised for slow classes to
@@ -48,7 +48,7 @@ trap cleanup EXIT
 case $kind in
 stock) configs=("libaio-buffered:libaio:0" "io_uring-buffered:io_uring:0" "libaio-direct:libaio:1") ;;
 patched) [ -e $sysctl ] || die "patched run on a kernel without $sysctl"
-	 echo 1 >$sysctl
+	 echo 2 >$sysctl
 	 configs=("libaio-buffered:libaio:0") ;;
 *) die "KIND is stock or patched, not $kind" ;;
 esac

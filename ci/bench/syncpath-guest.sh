@@ -7,7 +7,8 @@
 #
 # Appends one JSON line per measurement to OUTFILE (see ci/bench/syncpath.c),
 # tagged with the configuration: "stock" when the kernel has no
-# fs.aio-buffered-async sysctl, else "async0" and "async1".  Every
+# fs.aio-buffered-async sysctl, else "async0" (0) and "async1" (2: every
+# request asynchronous, as syncpath.c does not set IOCB_FLAG_BUFFERED_ASYNC).  Every
 # configuration runs PASSES times, interleaved (pass 1: all configurations,
 # pass 2: all again), so a repeat is separated by other work, as a second run
 # would be.
@@ -45,14 +46,14 @@ if [ -e $sysctl ]; then cfgs="async0 async1"; else cfgs=stock; fi
 echo "release=$(uname -r) cpus=$(nproc) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) configs=$cfgs fs=ext4 on dm-delay ${delay}ms on $loopdev (tmpfs)" >&2
 for pass in $(seq "$passes"); do
 	for cfg in $cfgs; do
-		case $cfg in async0) echo 0 >$sysctl ;; async1) echo 1 >$sysctl ;; esac
+		case $cfg in async0) echo 0 >$sysctl ;; async1) echo 2 >$sysctl ;; esac
 		sync
 		"$bin" -d "$dir" -c 0 -r 1 -n "$n" -t "$cfg.p$pass" pread4k write4k >>"$out" || exit "$EXIT_ERROR"
 		"$bin" -d "$dir" -c 0 -r 1 -n "$n64" -t "$cfg.p$pass" pread64k >>"$out" || exit "$EXIT_ERROR"
 		"$bin" -d "$dir" -c 0 -r 1 -n "$ncold" -w 200 -t "$cfg.p$pass" cold4k >>"$out" || exit "$EXIT_ERROR"
 	done
 done
-[ -e $sysctl ] && echo 1 >$sysctl
+[ -e $sysctl ] && echo 2 >$sysctl
 rm -f "$dir"/{pread4k,pread64k,cold4k,write4k}
 umount $dir && dmsetup remove fsaio-syncpath && losetup -d "$loopdev"
 exit "$EXIT_PASS"

@@ -22,7 +22,8 @@
 # boot.  Then, unless XCHECK-RUNTIME is 0 or ./fsaio is missing, the 4 KiB
 # libaio buffered random read once more under `./fsaio check` (xcheck.json,
 # xcheck-fio.json): fio's slat against the traced io_submit time.
-# Configurations: libaio-buffered (patched: with fs.aio-buffered-async=1,
+# Configurations: libaio-buffered (patched: with fs.aio-buffered-async=2,
+# as fio cannot set IOCB_FLAG_BUFFERED_ASYNC,
 # and =0 as a control for the 4 KiB random read), io_uring-buffered,
 # libaio-direct.  Workloads: randread, read (sequential), O_SYNC write
 # (sequential), each at 64 KiB x iodepth 64 and 4 KiB x iodepth 32.
@@ -80,7 +81,7 @@ for w in "${workloads[@]}"; do
 		cell=${cname}__$wname
 		[ -n "$filter" ] && [[ ! $cell =~ $filter ]] && continue
 		if [ -e $sysctl ]; then
-			if [ "$cname" = libaio-buffered-async0 ]; then echo 0 >$sysctl; else echo 1 >$sysctl; fi
+			if [ "$cname" = libaio-buffered-async0 ]; then echo 0 >$sysctl; else echo 2 >$sysctl; fi
 		fi
 		sync
 		echo 3 >/proc/sys/vm/drop_caches
@@ -104,7 +105,7 @@ for w in "${workloads[@]}"; do
 		[ $rc = 0 ] || echo "cell $cell: fio exited $rc: $(tail -1 "$out/$cell.err")" >&2
 	done
 done
-[ -e $sysctl ] && echo 1 >$sysctl
+[ -e $sysctl ] && echo 2 >$sysctl
 
 # Cross-check: fio's submit latency against the traced io_submit time.
 if [ "$xruntime" != 0 ] && [ -x "$ROOT/fsaio" ] && [[ -z $filter || libaio-buffered__randread-4k =~ $filter ]]; then

@@ -24,6 +24,7 @@ export HOME=/tmp TERM=dumb LANG=C.UTF-8
 
 . "${0%/*}/../vm/guest-mounts.sh"
 guest_mounts fsaio-lava
+guest_aio_async
 
 cwd=
 for a in $(cat /proc/cmdline); do

@@ -37,6 +37,7 @@ poweroff_now() {
 
 . "${0%/*}/guest-mounts.sh"
 guest_mounts fsaio-vm
+guest_aio_async
 
 mkdir -p $FSAIO_OUT
 if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288,cache=none \

@@ -26,7 +26,9 @@
 #    that leaves the verdict alone; a kernel with it but no mounted
 #    scratch is an ERROR (the run was asked for).
 #    Then a null_blk race tier, and on a kernel with the series the same
-#    checks with its switch off (fs.aio-buffered-async=0).
+#    checks with its switch off (fs.aio-buffered-async=0) and with its
+#    default, the opt-in (1).  The guest runs everything else with 2
+#    (ci/vm/guest-mounts.sh guest_aio_async): fio cannot set the flag.
 #
 # stdout: the KTAP of each run, one after the other (tests/run-all.sh
 # counts the checks of both).  Exit status: the worse of the two, ERROR >
@@ -170,6 +172,28 @@ switch_off() {
 	echo "$old" >"$sw"
 }
 switch_off
+
+# The series' default (fs.aio-buffered-async=1): only a request that sets
+# IOCB_FLAG_BUFFERED_ASYNC may go asynchronous.  aio_opt_in asks for every
+# other one of its reads and O_DSYNC writes, and checks that the rest were
+# complete when io_submit returned; the trace fails a RETRY or PUNT of a
+# request that did not ask, and a sleep in io_submit of one that did.  The
+# programs that never ask must behave as on stock (fsaio-opt-in.json).
+opt_in() {
+	local sw=/proc/sys/fs/aio-buffered-async old
+	if [[ ! -w $sw ]]; then
+		echo "# opt-in: not run: no $sw (a kernel without the series)"
+		return
+	fi
+	old=$(cat "$sw")
+	echo 1 >"$sw"
+	echo "# opt-in: fs.aio-buffered-async=1"
+	./fsaio check --exclusive --json "$(dirname "$JSON")/fsaio-opt-in.json" \
+		aio_opt_in aio_read_batch aio_osync_write
+	rc=$(worse "$rc" $?)
+	echo "$old" >"$sw"
+}
+opt_in
 
 # 2b. aio_read_pkey proves the worker's protection-key rights only if its
 #     copies ran there: on a kernel with the series every one of its reads

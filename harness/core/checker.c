@@ -694,17 +694,19 @@ static struct engine_stats *retry_stats(struct checker *c, const struct lc *l,
 
 /* Writes to an S_SYNC inode (chattr +S, -o sync) stay synchronous: the
  * copy's own ->write_iter() syncs them in io_submit().  So do writes on a
- * file system without FOP_DSYNC_ASYNC (xfs, f2fs, btrfs), and requests the
+ * file system without FOP_DSYNC_ASYNC (xfs, f2fs, btrfs), requests the
  * kernel said it does in place (fsaio_sync: over RLIMIT_NPROC, or no
- * memory): the kernel must not finish them in a worker. */
+ * memory) and, with fs.aio-buffered-async=1, requests that did not ask
+ * (IOCB_FLAG_BUFFERED_ASYNC): the kernel must not finish them in a worker. */
 static void stays_sync_went_async(struct checker *c, struct lc *l,
 				  const struct fsaio_record *r)
 {
 	if (l && (r->flags & FSAIO_F_STAYS_SYNC))
 		fail_note(&c->retry, l, "a request the kernel must keep synchronous (an S_SYNC "
-			  "inode, a -o sync mount, a file system without FOP_DSYNC_ASYNC, or "
-			  "one it said it does in place) was made asynchronous (%s)",
-			  event_type_name(r->type));
+			  "inode, a -o sync mount, a file system without FOP_DSYNC_ASYNC, "
+			  "one it said it does in place%s) was made asynchronous (%s)",
+			  c->cfg.libaio_opt_in ? ", or one without IOCB_FLAG_BUFFERED_ASYNC "
+			  "with fs.aio-buffered-async=1" : "", event_type_name(r->type));
 }
 
 /* fs.aio-buffered-async=0 is the administrator's off switch: with it the

@@ -21,7 +21,10 @@ struct checker_config {
 	bool see_libaio_kernel_complete; /* kernel-side libaio COMPLETE events (fentry aio_complete_rw / fsaio tp) */
 	bool see_retry;		/* per-request RETRY/WAKE/RESUME events (fentry or fsaio tp) */
 	bool see_sleep;		/* SLEEP events with stacks (tp_btf/raw_tp sched_switch) */
-	bool libaio_async_expected; /* patched kernel with fs.aio-buffered-async=1 */
+	bool libaio_async_expected; /* patched kernel with fs.aio-buffered-async=1 or 2 */
+	bool libaio_opt_in;	/* fs.aio-buffered-async=1: a request that did not set
+				 * IOCB_FLAG_BUFFERED_ASYNC stays synchronous (the
+				 * BPF side marks it FSAIO_F_STAYS_SYNC) */
 	bool libaio_async_off;	/* patched kernel with fs.aio-buffered-async=0: every
 				 * libaio request must stay synchronous, as on stock */
 	bool libaio_submit_unseen; /* no syscalls:sys_enter_io_submit: libaio kernel

@@ -24,6 +24,7 @@ struct checker_config checker_config_for(uint32_t features)
 	cfg.libaio_async_expected = (features & FEAT_FSAIO_TP) &&
 				    (features & FEAT_LIBAIO_ASYNC);
 	cfg.libaio_async_off = (features & FEAT_FSAIO_TP) && !(features & FEAT_LIBAIO_ASYNC);
+	cfg.libaio_opt_in = cfg.libaio_async_expected && (features & FEAT_LIBAIO_OPT_IN);
 	cfg.skip_retry_reason = (features & FEAT_FENTRY) ?
 		"fexit filemap_get_pages/fentry io_async_buf_func not attachable on this kernel" :
 		"per-request retry/wake/resume need fentry (not loadable here) or the patched kernel's fsaio tracepoints";

@@ -50,8 +50,11 @@
 	X(FENTRY_FSYNC, 12, "fentry_vfs_fsync_range",			\
 	  "fentry vfs_fsync_range (the aio worker's final fsync of an O_SYNC write)", \
 	  "durability SKIPs: the final fsync of async O_SYNC writes not observable") \
+	X(LIBAIO_OPT_IN, 13, "libaio_opt_in",				\
+	  "fs.aio-buffered-async=1: only requests with IOCB_FLAG_BUFFERED_ASYNC may go asynchronous", \
+	  "every eligible libaio request may go asynchronous (fs.aio-buffered-async=2), or none") \
 	X(LIBAIO_ASYNC, 31, "libaio_async",				\
-	  "fs.aio-buffered-async=1: the patched kernel's libaio must not block", \
+	  "fs.aio-buffered-async=1 or 2: the patched kernel's libaio must not block", \
 	  "libaio buffered I/O may block in io_submit (stock, or switched off)")
 
 enum {

@@ -211,7 +211,9 @@ static void finish_retry(struct checker *c)
 	if (!retries && !punts)
 		set_result(ir, VERDICT_PASS, 0, "no retry armed (%" PRIu64 " requests; %s)",
 			   c->lifecycles, c->cfg.libaio_async_off ?
-			   "fs.aio-buffered-async=0: none went asynchronous" : "data cached?");
+			   "fs.aio-buffered-async=0: none went asynchronous" :
+			   c->cfg.libaio_opt_in ? "fs.aio-buffered-async=1: did any set "
+			   "IOCB_FLAG_BUFFERED_ASYNC? data cached?" : "data cached?");
 	else
 		set_result(ir, VERDICT_PASS, retries,
 			   "%" PRIu64 " retries, %" PRIu64 " wakes, %" PRIu64 " resumes, %" PRIu64

@@ -167,8 +167,9 @@ const char *errname(int err)
 	}
 }
 
-/* The patched kernel's switch; absent (stock kernel) reads as off. */
-static bool libaio_async_enabled(void)
+/* The patched kernel's switch: 0 off, 1 requests that ask for it
+ * (IOCB_FLAG_BUFFERED_ASYNC), 2 every one; absent (stock) reads as off. */
+static int libaio_async_mode(void)
 {
 	char c = '0';
 	FILE *f = fopen("/proc/sys/fs/aio-buffered-async", "r");
@@ -178,7 +179,7 @@ static bool libaio_async_enabled(void)
 			c = '0';
 		fclose(f);
 	}
-	return c == '1';
+	return c >= '0' && c <= '2' ? c - '0' : 0;
 }
 
 /* FSAIO_BTF names the kernel's BTF when it is not in sysfs (as bpftool's
@@ -323,8 +324,14 @@ int probe_features(struct tracer *t, char *err, size_t errlen)
 			 "%d fsaio:* events missing (another patch series?)", fsaio_missing);
 	tracer_vlog(t, "fsaio:* tracepoints: %s", !t->fsaio_events_present ? "not present (stock kernel)" :
 	     fsaio_missing ? t->why_fsaio : "present");
-	if (libaio_async_enabled())
+	switch (libaio_async_mode()) {
+	case 1:
+		t->feat |= FEAT_LIBAIO_ASYNC | FEAT_LIBAIO_OPT_IN;
+		break;
+	case 2:
 		t->feat |= FEAT_LIBAIO_ASYNC;
+		break;
+	}
 	btf__free(vmlinux);
 	return 0;
 }
@@ -358,6 +365,8 @@ static const char *feature_why(const struct tracer *t, uint32_t feat)
 			"present but not attached") : "not present";
 	case FEAT_LIBAIO_ASYNC:
 		return "/proc/sys/fs/aio-buffered-async absent or 0";
+	case FEAT_LIBAIO_OPT_IN:
+		return "/proc/sys/fs/aio-buffered-async is not 1";
 	}
 	for (i = 0; i < NR_PROGS; i++)
 		if (progs[i].feat == feat && t->use[i] + t->attached[i] != 2 &&

@@ -317,8 +317,10 @@ static int attach_all(struct tracer *t, char *err, size_t errlen)
 			 * libaio retries/completions come from them from now on */
 			fsaio_checked = true;
 			fsaio_on = fsaio_all_attached(t);
-			if (fsaio_on)
+			if (fsaio_on) {
 				t->skel->bss->fsaio_tp_on = 1;
+				t->skel->bss->libaio_opt_in = !!(t->feat & FEAT_LIBAIO_OPT_IN);
+			}
 		}
 		if (!t->use[i])
 			continue;

@@ -7,6 +7,7 @@
  * distinct stack.
  */
 #include "checker_fixture.h"
+#include "core/features.h"
 
 CHECKER_FIXTURE(patched, synth_cfg_all())
 
@@ -313,6 +314,56 @@ TEST_F(patched, sync_inode_write_made_async_fails)
 	FINISH(self->c);
 	EXPECT_VERDICT(self->c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
 	EXPECT_DETAIL(self->c, INV_RETRY_LIFECYCLE, "a request the kernel must keep synchronous");
+}
+
+/*
+ * fs.aio-buffered-async=1, the series' default: a request without
+ * IOCB_FLAG_BUFFERED_ASYNC stays synchronous (the BPF side marks it
+ * FSAIO_F_STAYS_SYNC at fsaio_submit); made asynchronous, the failure names
+ * the opt-in, and the kernel is still expected not to block the others.
+ */
+static inline struct checker_config cfg_opt_in(void)
+{
+	struct checker_config cfg = synth_cfg_all();
+	struct checker_config opt = checker_config_for(FEAT_FSAIO_TP | FEAT_LIBAIO_ASYNC |
+						       FEAT_LIBAIO_OPT_IN);
+
+	cfg.libaio_async_expected = opt.libaio_async_expected;
+	cfg.libaio_async_off = opt.libaio_async_off;
+	cfg.libaio_opt_in = opt.libaio_opt_in;
+	return cfg;
+}
+CHECKER_FIXTURE(opt_in, cfg_opt_in())
+
+TEST_F(opt_in, request_that_did_not_ask_made_async_fails)
+{
+	sync_inode_write(self->c, true);
+	FINISH(self->c);
+	EXPECT_VERDICT(self->c, VERDICT_FAIL, INV_RETRY_LIFECYCLE);
+	EXPECT_DETAIL(self->c, INV_RETRY_LIFECYCLE, "or one without IOCB_FLAG_BUFFERED_ASYNC "
+		      "with fs.aio-buffered-async=1) was made asynchronous (punt)");
+}
+
+TEST_F(opt_in, request_that_did_not_ask_sleeping_in_submit_passes)
+{
+	sync_inode_write(self->c, false);
+	FINISH(self->c);
+	EXPECT_VERDICT(self->c, VERDICT_PASS, INV_NONBLOCKING_SUBMIT_LIBAIO);
+	EXPECT_EQ(1, LIBAIO(self->c)->stays_sync_sleeps);
+}
+
+/* The opt-in is on with the switch at 1 only, and async is then expected. */
+TEST(opt_in_only_with_the_switch_at_1)
+{
+	struct checker_config on = checker_config_for(FEAT_FSAIO_TP | FEAT_LIBAIO_ASYNC |
+						      FEAT_LIBAIO_OPT_IN);
+
+	EXPECT_TRUE(on.libaio_opt_in);
+	EXPECT_TRUE(on.libaio_async_expected);
+	EXPECT_FALSE(on.libaio_async_off);
+	EXPECT_FALSE(checker_config_for(FEAT_FSAIO_TP | FEAT_LIBAIO_ASYNC).libaio_opt_in);
+	EXPECT_FALSE(checker_config_for(FEAT_FSAIO_TP | FEAT_LIBAIO_OPT_IN).libaio_opt_in);
+	EXPECT_FALSE(checker_config_for(FEAT_LIBAIO_ASYNC | FEAT_LIBAIO_OPT_IN).libaio_opt_in);
 }
 
 TEST_F(patched, writeback_sleep_without_the_flag_still_blocks)

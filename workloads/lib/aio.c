@@ -89,6 +89,27 @@ void wl_aio_reap_n(io_context_t ctx, struct wl_stats *st, struct wl_reap *r,
 	}
 }
 
+uint64_t wl_aio_reap_within(io_context_t ctx, struct wl_stats *st,
+			    struct wl_reap *r, uint64_t nr, int deadline_s)
+{
+	struct io_event ev[64];
+	uint64_t got = 0;
+	double t0 = wl_now();
+
+	while (got < nr && wl_now() - t0 < deadline_s) {
+		struct timespec ts = { 0, 200 * 1000 * 1000 };
+		int n = io_getevents(ctx, 1, nr - got < 64 ? nr - got : 64, ev, &ts);
+
+		if (n > 0) {
+			wl_aio_account(st, r, ev, n);
+			got += n;
+		} else if (n < 0 && n != -EINTR) {
+			break;
+		}
+	}
+	return got;
+}
+
 void wl_aio_reap(io_context_t ctx, struct wl_stats *st, struct wl_reap *r)
 {
 	wl_aio_reap_n(ctx, st, r, st->submitted - st->completed - st->abandoned);
@@ -132,6 +153,21 @@ struct iocb *wl_aio_prep_reads(const struct wl_reads *c, int fd)
 	return cbs;
 }
 
+int wl_aio_cold_reads(const struct wl_file *f, unsigned n, struct wl_reads *c,
+		      struct iocb **ptrs)
+{
+	struct iocb *cbs;
+	int fd;
+
+	c->f = *f;
+	fd = wl_open_cold(f, O_RDONLY);
+	wl_strided_reads(c, n, WL_PAGE, WL_PAGE);
+	cbs = wl_aio_prep_reads(c, fd);
+	for (unsigned i = 0; i < n; i++)
+		ptrs[i] = &cbs[i];
+	return fd;
+}
+
 void wl_aio_reads(struct wl_reads *c, int fd, struct wl_stats *st)
 {
 	struct iocb *cbs = wl_aio_prep_reads(c, fd);
@@ -143,15 +179,20 @@ void wl_aio_reads(struct wl_reads *c, int fd, struct wl_stats *st)
 	free(cbs);
 }
 
-bool wl_aio_buffered_async(void)
+int wl_aio_async_mode(void)
 {
 	char v[8] = "";
 	int fd = open("/proc/sys/fs/aio-buffered-async", O_RDONLY);
 
 	if (fd < 0)
-		return false;
+		return 0;
 	if (read(fd, v, sizeof(v) - 1) < 0)
 		v[0] = 0;
 	close(fd);
-	return v[0] == '1';
+	return v[0] >= '0' && v[0] <= '2' ? v[0] - '0' : 0;
+}
+
+bool wl_aio_buffered_async(void)
+{
+	return wl_aio_async_mode() == 2;
 }

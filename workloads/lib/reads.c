@@ -37,6 +37,16 @@ void wl_reads_init(struct wl_reads *c, unsigned n, size_t slot)
 		wl_die("calloc", ENOMEM);
 }
 
+void wl_reads_free(struct wl_reads *c)
+{
+	free(c->rd);
+	free(c->bufs);
+	free(c->reap.seen);
+	c->rd = NULL;
+	c->bufs = NULL;
+	c->reap.seen = NULL;
+}
+
 void wl_strided_reads(struct wl_reads *c, unsigned n, uint64_t stride,
 		      size_t len)
 {

@@ -126,35 +126,22 @@ static unsigned tasks_in_uffd_fault(void)
 static unsigned victim(const struct wl_file *vf, struct wl_reads *c,
 		       struct wl_stats *st, io_context_t *ctx, int *fd)
 {
-	struct io_event ev[VICTIM_READS];
-	struct iocb *cbs, *ptrs[VICTIM_READS];
+	struct iocb *ptrs[VICTIM_READS];
+	uint64_t got;
 	unsigned done;
 	double t0;
 
-	c->f = *vf;
-	*fd = wl_open_cold(vf, O_RDONLY);
-	wl_strided_reads(c, VICTIM_READS, WL_PAGE, WL_PAGE);
-	cbs = wl_aio_prep_reads(c, *fd);
-	for (unsigned i = 0; i < VICTIM_READS; i++)
-		ptrs[i] = &cbs[i];
+	*fd = wl_aio_cold_reads(vf, VICTIM_READS, c, ptrs);
 	wl_aio_setup(VICTIM_READS, ctx);
 	t0 = wl_now();
 	done = wl_aio_submit(*ctx, ptrs, VICTIM_READS, st);
-	while (st->completed < done && wl_now() - t0 < VICTIM_DEADLINE) {
-		struct timespec ts = { 0, 200 * 1000 * 1000 };
-		int n = io_getevents(*ctx, 1, VICTIM_READS, ev, &ts);
-
-		if (n > 0)
-			wl_aio_account(st, &c->reap, ev, n);
-		else if (n < 0 && n != -EINTR)
-			break;
-	}
-	printf("# victim: %" PRIu64 " of %u reads completed in %.2f s\n", st->completed,
+	got = wl_aio_reap_within(*ctx, st, &c->reap, done, VICTIM_DEADLINE);
+	printf("# victim: %" PRIu64 " of %u reads completed in %.2f s\n", got,
 	       done, wl_now() - t0);
-	if (st->completed < done) {
+	if (got < done) {
 		fprintf(stderr, "%" PRIu64 " of %u reads of another process still in flight "
 			"after %d s: the staller's parked retries hold the aio workers\n",
-			done - st->completed, done, VICTIM_DEADLINE);
+			done - got, done, VICTIM_DEADLINE);
 		st->errors++;
 	}
 	return done;

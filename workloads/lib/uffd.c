@@ -104,10 +104,9 @@ int wl_recv_fd(int sock, void *msg, size_t len, int *fd)
 	return 0;
 }
 
-pid_t wl_uffd_child(wl_uffd_child_fn fn, const struct wl_file *f, unsigned n,
-		    void *msg, size_t len, int *uffd, int *sock)
+pid_t wl_fork_socket(int *sock)
 {
-	int sv[2], err;
+	int sv[2];
 	pid_t child;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
@@ -116,14 +115,23 @@ pid_t wl_uffd_child(wl_uffd_child_fn fn, const struct wl_file *f, unsigned n,
 	child = fork();
 	if (child < 0)
 		wl_die("fork", errno);
+	close(sv[child ? 1 : 0]);
+	*sock = sv[child ? 0 : 1];
+	return child;
+}
+
+pid_t wl_uffd_child(wl_uffd_child_fn fn, const struct wl_file *f, unsigned n,
+		    void *msg, size_t len, int *uffd, int *sock)
+{
+	int sv, err;
+	pid_t child = wl_fork_socket(&sv);
+
 	if (!child) {
-		close(sv[0]);
-		fn(f, n, sv[1]);
+		fn(f, n, sv);
 		_exit(1);
 	}
-	close(sv[1]);
 	*uffd = -1;
-	if (wl_recv_fd(sv[0], msg, len, uffd)) {
+	if (wl_recv_fd(sv, msg, len, uffd)) {
 		/* it died before it could say: a failure, not a missing feature */
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
@@ -135,6 +143,6 @@ pid_t wl_uffd_child(wl_uffd_child_fn fn, const struct wl_file *f, unsigned n,
 		waitpid(child, NULL, 0);
 		wl_skip("userfaultfd unavailable", err);
 	}
-	*sock = sv[0];
+	*sock = sv;
 	return child;
 }

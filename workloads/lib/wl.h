@@ -215,6 +215,9 @@ int wl_rd_check(uint64_t id, long res, void *arg);
 /* n requests with slot bytes of buffer each; the caller fills c->rd[]. */
 void wl_reads_init(struct wl_reads *c, unsigned n, size_t slot);
 
+/* What wl_reads_init allocated. */
+void wl_reads_free(struct wl_reads *c);
+
 /* n reads of len bytes at i * stride into consecutive len-byte slots. */
 void wl_strided_reads(struct wl_reads *c, unsigned n, uint64_t stride,
 		      size_t len);
@@ -255,9 +258,18 @@ int wl_reads_main(int argc, char **argv, struct wl_opts *o, struct wl_reads *c,
 
 /* io_setup; skips on ENOSYS/EPERM, dies on other errors. */
 void wl_aio_setup(unsigned depth, io_context_t *ctx);
-/* Whether this kernel resumes buffered libaio requests in workers (the
- * series' fs.aio-buffered-async is 1); false where it has no such setting. */
+/* The series' fs.aio-buffered-async: 0 (or no such setting) none, 1 the
+ * requests with IOCB_FLAG_BUFFERED_ASYNC, 2 every buffered request may go
+ * asynchronous. */
+int wl_aio_async_mode(void);
+/* Whether this kernel resumes in workers the buffered libaio requests that
+ * do not ask for it (fs.aio-buffered-async is 2, as the guest sets it). */
 bool wl_aio_buffered_async(void);
+/* aio_flags bit of include/uapi/linux/aio_abi.h with the series; kernels
+ * without it ignore it */
+#ifndef IOCB_FLAG_BUFFERED_ASYNC
+#define IOCB_FLAG_BUFFERED_ASYNC (1 << 2)
+#endif
 
 /* Submit all n iocbs, looping over partial submissions.  Returns how many
  * the kernel accepted (counted as submitted even if a later call fails). */
@@ -279,6 +291,10 @@ void wl_aio_account(struct wl_stats *st, struct wl_reap *r,
  * more than nr, so the rest stay in the ring. */
 void wl_aio_reap_n(io_context_t ctx, struct wl_stats *st, struct wl_reap *r,
 		   uint64_t nr);
+/* io_getevents until nr requests are reaped or deadline_s seconds have
+ * passed; how many were reaped (the rest stay in flight). */
+uint64_t wl_aio_reap_within(io_context_t ctx, struct wl_stats *st,
+			    struct wl_reap *r, uint64_t nr, int deadline_s);
 /* io_getevents until every submitted request is reaped (or timeout). */
 void wl_aio_reap(io_context_t ctx, struct wl_stats *st, struct wl_reap *r);
 /* After the last expected completion nothing more may arrive. */
@@ -291,6 +307,12 @@ void wl_aio_run(io_context_t ctx, struct iocb *cbs, unsigned n,
 
 /* libaio: one iocb per request of c (aio_data = id), not yet submitted. */
 struct iocb *wl_aio_prep_reads(const struct wl_reads *c, int fd);
+
+/* n cold 4 KiB reads of f, a page apart, described in c, as iocbs in ptrs
+ * (an array of n; the iocbs are allocated and live as long as the
+ * program); the cold fd. */
+int wl_aio_cold_reads(const struct wl_file *f, unsigned n, struct wl_reads *c,
+		      struct iocb **ptrs);
 
 /* The whole libaio side of a read case: its own context, one io_submit. */
 void wl_aio_reads(struct wl_reads *c, int fd, struct wl_stats *st);
@@ -334,6 +356,10 @@ int wl_uffd_reads(const struct wl_file *f, unsigned n, struct wl_reads *c,
  * and the receiving side (*fd set only when one came).  0 or -1. */
 int wl_send_fd(int sock, const void *msg, size_t len, int fd);
 int wl_recv_fd(int sock, void *msg, size_t len, int *fd);
+
+/* Fork with a unix SOCK_SEQPACKET socket between parent and child: 0 in
+ * the child, the child's pid in the parent; *sock is the caller's end. */
+pid_t wl_fork_socket(int *sock);
 
 /* Fork a child that runs fn(f, n, sock) and must first send a message of
  * len bytes that starts with an int errno (0: fine) and carries its
