@@ -152,48 +152,37 @@ nullb_run() {
 }
 nullb_run
 
-# The administrator's off switch (a kernel with the series): with
-# fs.aio-buffered-async=0 every libaio request must stay synchronous, as on
-# stock (fsaio check fails retry_lifecycle on a RETRY or PUNT, and the
-# sleeps in io_submit are the expected XFAIL): cold reads, O_SYNC writes
-# and a second thread's submits (fsaio-switch-off.json).
-switch_off() {
-	local sw=/proc/sys/fs/aio-buffered-async old
+# with_switch NAME VALUE WORKLOAD...: a kernel with the series runs the
+# WORKLOADs with fs.aio-buffered-async=VALUE (results in fsaio-NAME.json),
+# then puts the guest's value back.
+with_switch() {
+	local name=$1 value=$2 sw=/proc/sys/fs/aio-buffered-async old
+	shift 2
 	if [[ ! -w $sw ]]; then
-		echo "# switch-off: not run: no $sw (a kernel without the series)"
+		echo "# $name: not run: no $sw (a kernel without the series)"
 		return
 	fi
 	old=$(cat "$sw")
-	echo 0 >"$sw"
-	echo "# switch-off: fs.aio-buffered-async=0"
-	./fsaio check --exclusive --json "$(dirname "$JSON")/fsaio-switch-off.json" \
-		aio_read_batch aio_osync_write aio_leader_exit
+	echo "$value" >"$sw"
+	echo "# $name: fs.aio-buffered-async=$value"
+	./fsaio check --exclusive --json "$(dirname "$JSON")/fsaio-$name.json" "$@"
 	rc=$(worse "$rc" $?)
 	echo "$old" >"$sw"
 }
-switch_off
+
+# The administrator's off switch: with fs.aio-buffered-async=0 every libaio
+# request must stay synchronous, as on stock (fsaio check fails
+# retry_lifecycle on a RETRY or PUNT, and the sleeps in io_submit are the
+# expected XFAIL): cold reads, O_SYNC writes and a second thread's submits.
+with_switch switch-off 0 aio_read_batch aio_osync_write aio_leader_exit
 
 # The series' default (fs.aio-buffered-async=1): only a request that sets
 # IOCB_FLAG_BUFFERED_ASYNC may go asynchronous.  aio_opt_in asks for every
 # other one of its reads and O_DSYNC writes, and checks that the rest were
 # complete when io_submit returned; the trace fails a RETRY or PUNT of a
 # request that did not ask, and a sleep in io_submit of one that did.  The
-# programs that never ask must behave as on stock (fsaio-opt-in.json).
-opt_in() {
-	local sw=/proc/sys/fs/aio-buffered-async old
-	if [[ ! -w $sw ]]; then
-		echo "# opt-in: not run: no $sw (a kernel without the series)"
-		return
-	fi
-	old=$(cat "$sw")
-	echo 1 >"$sw"
-	echo "# opt-in: fs.aio-buffered-async=1"
-	./fsaio check --exclusive --json "$(dirname "$JSON")/fsaio-opt-in.json" \
-		aio_opt_in aio_read_batch aio_osync_write
-	rc=$(worse "$rc" $?)
-	echo "$old" >"$sw"
-}
-opt_in
+# programs that never ask must behave as on stock.
+with_switch opt-in 1 aio_opt_in aio_read_batch aio_osync_write
 
 # 2b. aio_read_pkey proves the worker's protection-key rights only if its
 #     copies ran there: on a kernel with the series every one of its reads
