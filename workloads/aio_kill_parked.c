@@ -4,19 +4,22 @@
  * a worker is killed; its address space must then be torn down, not
  * deadlock the worker that drops the last reference to it.
  *
- * A child registers COUNT (default 4) pages with userfaultfd, hands the
- * descriptor to the parent and submits COUNT cold 4 KiB reads into them in
- * one io_submit.  On a patched kernel each read is resumed in an aio
- * worker, whose copy to the buffer waits in handle_userfault() holding a
- * reference on the child's mm (mmget_not_zero) and on the context's
- * in-flight count.  The parent kills the child, which must be reaped
- * within 10 s, and then closes the userfaultfd: the parked copies fail
- * with -EFAULT and the last worker drops the last reference to the mm.
- * Were it to tear the mm down itself (mmput(), not mmput_async()),
- * exit_aio() would wait for the in-flight count that very worker holds:
- * the worker would sleep in exit_aio() forever.  So for 6 s the parent
- * looks for a kernel worker whose stack is in exit_aio (/proc/PID/stack)
- * and counts one that stays there 3 s as an error.
+ * A child registers COUNT (default 4) buffers of 256 KiB with userfaultfd,
+ * hands the descriptor to the parent and submits COUNT cold 256 KiB reads
+ * into them in one io_submit.  On a patched kernel each read is resumed
+ * in an aio worker, whose copy to the buffer waits in handle_userfault()
+ * holding a reference on the child's mm (mmget_not_zero).  The parent
+ * kills the child, which must be reaped within 10 s, drops the file's
+ * pages the parked copies do not hold (POSIX_FADV_DONTNEED) and closes
+ * the userfaultfd.  Each copy then goes on, meets a page no longer cached
+ * and re-arms its request: the worker returns with its request still in
+ * flight, and the last one drops the last reference to the mm.  Were it
+ * to tear the mm down itself (mmput(), not mmput_async()), exit_aio()
+ * would wait for that request, whose wake queues the very work item the
+ * worker is still running, and a work item never runs twice at once: the
+ * worker would sleep in exit_aio() forever.  So for 6 s the parent looks
+ * for a kernel worker whose stack is in exit_aio (/proc/PID/stack) and
+ * counts one that stays there 3 s as an error.
  *
  * On a stock kernel the child sleeps in io_submit() itself, in the first
  * fault, and the kill ends it; nothing waits in a worker.  The reads are
@@ -33,10 +36,14 @@
 #define EXIT_DEADLINE	10	/* s: the killed submitter is reaped */
 #define WATCH_SECONDS	6	/* s: nothing sleeps in exit_aio for long */
 #define STUCK_SECONDS	3
+/* more than a parked copy holds (a folio batch, 31 pages) and than the
+ * first readahead window: a resumed copy meets an uncached page */
+#define READ_LEN	(256 * 1024)
 
 static const char help[] =
-	"A child's COUNT (4) cold reads into userfaultfd pages park in aio workers;\n"
-	"the child is killed and the userfaultfd closed: the child must be reaped\n"
+	"A child's COUNT (4) cold 256 KiB reads into userfaultfd buffers park in aio\n"
+	"workers; the child is killed, the file's unheld pages dropped and the\n"
+	"userfaultfd closed, so the resumed reads re-arm: the child must be reaped\n"
 	"within 10 s and no task may stay in exit_aio.  Needs userfaultfd (root).\n";
 
 struct msg {
@@ -52,7 +59,7 @@ static void submitter(const struct wl_file *f, unsigned n, int sock)
 	io_context_t ctx;
 	int uffd;
 
-	uffd = wl_uffd_reads(f, n, &c, &ctx, &ptrs);
+	uffd = wl_uffd_reads(f, n, READ_LEN, &c, &ctx, &ptrs);
 	if (uffd == -ENOMEM)
 		_exit(1);
 	if (uffd < 0) {
@@ -118,7 +125,7 @@ int main(int argc, char **argv)
 	struct wl_file f = { .seed = 0x4b1 };
 	struct wl_stats st = { 0 };
 	struct msg m = { 0 };
-	int sock, status = 0, uffd = -1, stuck = 0;
+	int sock, status = 0, uffd = -1, stuck = 0, fd, err;
 	struct pollfd p;
 	char comm[32] = "";
 	pid_t child, w = 0;
@@ -127,7 +134,7 @@ int main(int argc, char **argv)
 	wl_getopt(argc, argv, &o, help, "", NULL);
 	if (access("/proc/self/stack", R_OK))
 		wl_skip("/proc/PID/stack unreadable (not root, or no CONFIG_STACKTRACE)", errno);
-	f.size = (uint64_t)o.count * WL_PAGE;
+	f.size = (uint64_t)o.count * READ_LEN;
 	wl_create(&f, o.dir, "aio_kill_parked");
 	child = wl_uffd_child(submitter, &f, o.count, &m, sizeof(m), &uffd, &sock);
 	/* patched: io_submit returns and the copies park in the workers;
@@ -149,7 +156,16 @@ int main(int argc, char **argv)
 	} else {
 		printf("# killed submitter reaped in %.1f ms\n", (wl_now() - t0) * 1e3);
 	}
-	close(uffd);	/* the parked copies fail; the last worker drops the mm */
+	/* the pages the parked copies have not taken yet: a resumed copy must
+	 * read one again, and re-arm its request */
+	fd = open(f.path, O_RDONLY);
+	if (fd < 0)
+		wl_die(f.path, errno);
+	err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (err)
+		wl_die("posix_fadvise(POSIX_FADV_DONTNEED)", err);
+	close(fd);
+	close(uffd);	/* the parked copies go on; the last worker drops the mm */
 
 	for (t0 = wl_now(); wl_now() - t0 < WATCH_SECONDS; usleep(100000)) {
 		pid_t pid = in_exit_aio(comm, sizeof(comm));

@@ -69,7 +69,7 @@ static void staller(const struct wl_file *f, unsigned n, int sock)
 
 	/* the reads land in the registered pages, checked as a read case;
 	 * the first context is wl_uffd_reads()'s, the others are made here */
-	uffd = wl_uffd_reads(f, n, &c, &ctx[0], &ptrs);
+	uffd = wl_uffd_reads(f, n, WL_PAGE, &c, &ctx[0], &ptrs);
 	if (uffd == -ENOMEM)
 		_exit(1);
 	if (uffd < 0) {

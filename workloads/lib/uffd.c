@@ -41,20 +41,20 @@ fail:
 	return -err;
 }
 
-int wl_uffd_reads(const struct wl_file *f, unsigned n, struct wl_reads *c,
-		  io_context_t *ctx, struct iocb ***ptrs)
+int wl_uffd_reads(const struct wl_file *f, unsigned n, size_t len,
+		  struct wl_reads *c, io_context_t *ctx, struct iocb ***ptrs)
 {
 	struct iocb *cbs;
 	int uffd, file;
 	char *buf;
 
-	uffd = wl_uffd_region((size_t)n * WL_PAGE, &buf);
+	uffd = wl_uffd_region((size_t)n * len, &buf);
 	if (uffd < 0)
 		return uffd;
 	c->f = *f;
-	wl_strided_reads(c, n, WL_PAGE, WL_PAGE);
+	wl_strided_reads(c, n, len, len);
 	for (unsigned i = 0; i < n; i++)
-		c->rd[i].buf = buf + (size_t)i * WL_PAGE;
+		c->rd[i].buf = buf + (size_t)i * len;
 	file = wl_open_cold(f, O_RDONLY);
 	cbs = wl_aio_prep_reads(c, file);
 	*ptrs = calloc(n, sizeof(**ptrs));

@@ -346,12 +346,12 @@ void wl_uring_reads(struct wl_reads *c, struct io_uring *ring, int fd,
  * userfaultfd (O_NONBLOCK): every first touch waits until the holder of
  * the returned descriptor serves it.  The descriptor, or -errno. */
 int wl_uffd_region(size_t len, char **buf);
-/* n cold 4 KiB reads of f (a page each, one page apart) into a new
- * userfaultfd region, described in c, as iocbs in *ptrs ready for one
- * io_submit on the new context *ctx.  The userfaultfd; -ENOMEM if the
- * iocbs or the context could not be had; else the region's -errno. */
-int wl_uffd_reads(const struct wl_file *f, unsigned n, struct wl_reads *c,
-		  io_context_t *ctx, struct iocb ***ptrs);
+/* n cold reads of len bytes of f (back to back) into a new userfaultfd
+ * region, described in c, as iocbs in *ptrs ready for one io_submit on
+ * the new context *ctx.  The userfaultfd; -ENOMEM if the iocbs or the
+ * context could not be had; else the region's -errno. */
+int wl_uffd_reads(const struct wl_file *f, unsigned n, size_t len,
+		  struct wl_reads *c, io_context_t *ctx, struct iocb ***ptrs);
 /* len bytes of msg over unix socket sock, with fd attached if >= 0;
  * and the receiving side (*fd set only when one came).  0 or -1. */
 int wl_send_fd(int sock, const void *msg, size_t len, int fd);
