@@ -282,13 +282,10 @@ static void detach_lone_seconds(struct tracer *t)
 	int k;
 
 	for (i = 0; i < NR_PROGS; i++) {
-		char second[64];
-
 		if (!progs[i].pair || t->attached[i])
 			continue;
-		snprintf(second, sizeof(second), "%s_nested", progs[i].prog);
 		for (j = 0; j < NR_PROGS; j++) {
-			if (strcmp(progs[j].prog, second) || !t->attached[j])
+			if (progs[j].second_of != progs[i].pair || !t->attached[j])
 				continue;
 			for (k = 0; k < t->nr_links; k++)
 				if (t->links[k] == t->link[j])
@@ -296,7 +293,8 @@ static void detach_lone_seconds(struct tracer *t)
 			bpf_link__destroy(t->link[j]);
 			t->link[j] = NULL;
 			t->attached[j] = false;
-			tracer_vlog(t, "%s detached: %s is not attached", second, progs[i].prog);
+			tracer_vlog(t, "%s detached: %s is not attached", progs[j].prog,
+				    progs[i].prog);
 		}
 	}
 }
@@ -523,7 +521,7 @@ static uint64_t prog_misses(struct tracer *t, uint64_t *twice)
 			tracer_vlog(t, "the kernel skipped %llu runs of %s (recursion)",
 				    (unsigned long long)missed, progs[i].prog);
 		if (h < 0) {
-			if (!strstr(progs[i].prog, "_nested"))
+			if (!progs[i].second_of)
 				sum += missed;
 			continue;
 		}

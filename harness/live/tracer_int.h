@@ -48,6 +48,7 @@ struct prog_desc {
 	const char *alt;	/* PK_TP_OLD: the current name */
 	int pair;		/* the first of a hook's two programs
 				 * (bpf/fsaio_nest.h): its hook + 1 */
+	int second_of;		/* the second of them: the same hook + 1 */
 };
 
 static const struct prog_desc progs[] = {	/* one table, read by both files */
@@ -88,12 +89,14 @@ static const struct prog_desc progs[] = {	/* one table, read by both files */
 	 * order they were attached, and the first must run first */
 	{ "fsaio_tp_wake", PK_FSAIO_TP, "fsaio", "fsaio_wake", FEAT_FSAIO_TP,
 	  .pair = NEST_FSAIO_WAKE + 1 },
-	{ "fsaio_tp_wake_nested", PK_FSAIO_TP, "fsaio", "fsaio_wake", FEAT_FSAIO_TP },
+	{ "fsaio_tp_wake_nested", PK_FSAIO_TP, "fsaio", "fsaio_wake", FEAT_FSAIO_TP,
+	  .second_of = NEST_FSAIO_WAKE + 1 },
 	{ "fsaio_tp_resume", PK_FSAIO_TP, "fsaio", "fsaio_resume", FEAT_FSAIO_TP },
 	{ "fsaio_tp_punt", PK_FSAIO_TP, "fsaio", "fsaio_punt", FEAT_FSAIO_TP },
 	{ "fsaio_tp_complete", PK_FSAIO_TP, "fsaio", "fsaio_complete", FEAT_FSAIO_TP,
 	  .pair = NEST_FSAIO_COMPLETE + 1 },
-	{ "fsaio_tp_complete_nested", PK_FSAIO_TP, "fsaio", "fsaio_complete", FEAT_FSAIO_TP },
+	{ "fsaio_tp_complete_nested", PK_FSAIO_TP, "fsaio", "fsaio_complete", FEAT_FSAIO_TP,
+	  .second_of = NEST_FSAIO_COMPLETE + 1 },
 	{ "fsaio_fexit_get_pages", PK_FENTRY, NULL, "filemap_get_pages", FEAT_FEXIT_GET_PAGES, true },
 	{ "fsaio_fentry_async_buf", PK_FENTRY, NULL, "io_async_buf_func", FEAT_FENTRY_ASYNC_BUF },
 	/* the resume half of the wake/resume pair: FEAT_FENTRY_ASYNC_BUF needs both */
@@ -101,7 +104,7 @@ static const struct prog_desc progs[] = {	/* one table, read by both files */
 	/* a pair on an fentry trampoline, which calls the newest link
 	 * first: the second is attached first, so the first runs first */
 	{ "fsaio_fentry_aio_complete_nested", PK_FENTRY, NULL, "aio_complete_rw",
-	  FEAT_FENTRY_AIO_COMPLETE },
+	  FEAT_FENTRY_AIO_COMPLETE, .second_of = NEST_AIO_COMPLETE + 1 },
 	{ "fsaio_fentry_aio_complete", PK_FENTRY, NULL, "aio_complete_rw", FEAT_FENTRY_AIO_COMPLETE,
 	  .pair = NEST_AIO_COMPLETE + 1 },
 	{ "fsaio_fentry_fsync", PK_FENTRY, NULL, "vfs_fsync_range", FEAT_FENTRY_FSYNC },

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "kselftest_harness.h"
 #include "bpf/fsaio_nest.h"
+#include "live/tracer_int.h"
 
 #pragma GCC diagnostic ignored "-Wsign-compare"
 
@@ -250,6 +251,35 @@ TEST(second_run_first_shows_as_more_caught_than_skipped)
 TEST(a_key_is_never_the_free_mark)
 {
 	EXPECT_NE(0, fsaio_nest_key(0));
+}
+
+/*
+ * The tracer's table of programs: each hook has one first and one second
+ * program, on the same hook, attached so that the first runs first: in
+ * table order on a raw tracepoint (probes run in attach order), the
+ * second first on an fentry trampoline (the newest link runs first).
+ */
+TEST(every_hook_has_a_first_and_a_second_in_run_order)
+{
+	for (int h = 0; h < NEST__COUNT; h++) {
+		int first = -1, second = -1, firsts = 0, seconds = 0;
+
+		for (int i = 0; i < (int)NR_PROGS; i++) {
+			if (progs[i].pair == h + 1)
+				first = i, firsts++;
+			if (progs[i].second_of == h + 1)
+				second = i, seconds++;
+		}
+		ASSERT_EQ(1, firsts) TH_LOG("hook %d", h);
+		ASSERT_EQ(1, seconds) TH_LOG("hook %d", h);
+		EXPECT_EQ(progs[first].kind, progs[second].kind);
+		EXPECT_STREQ(progs[first].name, progs[second].name);
+		if (progs[first].kind == PK_FENTRY) {
+			EXPECT_LT(second, first) TH_LOG("%s", progs[first].prog);
+		} else {
+			EXPECT_LT(first, second) TH_LOG("%s", progs[first].prog);
+		}
+	}
 }
 
 TEST_HARNESS_MAIN
