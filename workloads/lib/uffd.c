@@ -41,6 +41,25 @@ fail:
 	return -err;
 }
 
+unsigned wl_uffd_waiters(int uffd)
+{
+	char path[64], line[64];
+	unsigned long total = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", uffd);
+	f = fopen(path, "r");
+	if (!f)
+		wl_die(path, errno);
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "total: %lu", &total) == 1;
+	fclose(f);
+	if (!found)
+		wl_die("no \"total:\" in a userfaultfd's fdinfo (a kernel without it?)", EINVAL);
+	return total;
+}
+
 int wl_uffd_reads(const struct wl_file *f, unsigned n, size_t len,
 		  struct wl_reads *c, io_context_t *ctx, struct iocb ***ptrs)
 {

@@ -346,6 +346,10 @@ void wl_uring_reads(struct wl_reads *c, struct io_uring *ring, int fd,
  * userfaultfd (O_NONBLOCK): every first touch waits until the holder of
  * the returned descriptor serves it.  The descriptor, or -errno. */
 int wl_uffd_region(size_t len, char **buf);
+/* How many tasks wait in the faults of this userfaultfd, served or not
+ * (its /proc/self/fdinfo "total"): only this program's, unlike a scan of
+ * every task's wchan. */
+unsigned wl_uffd_waiters(int uffd);
 /* n cold reads of len bytes of f (back to back) into a new userfaultfd
  * region, described in c, as iocbs in *ptrs ready for one io_submit on
  * the new context *ctx.  The userfaultfd; -ENOMEM if the iocbs or the
