@@ -24,7 +24,8 @@
  *    rest is slack for per-CPU stat batching, at most 64 pages a CPU); a
  *    worker that allocates folios outside the submitter's memory cgroup
  *    leaves about one folio per request there.  Not checked without the
- *    memory controller.  /proc/self/io read_bytes is printed, not checked:
+ *    memory controller; blind to the worker where readahead stays on (the
+ *    submitter's first attempt then allocates every folio), as it says.  /proc/self/io read_bytes is printed, not checked:
  *    the block reads a worker issues are the worker's (a known limit of
  *    the series);
  *  - every byte read is the file's;
@@ -317,7 +318,9 @@ int main(int argc, char **argv)
 	c.f.size = (uint64_t)o.count * RLEN;
 	wl_strided_reads(&c, o.count, RLEN, RLEN);
 	if (wl_readahead_off(o.dir))
-		printf("# note: readahead left on (not a test device): fewer round trips\n");
+		printf("# note: readahead left on (not a test device): fewer round trips, "
+		       "and io_submit() allocates each request's folios, so the memory "
+		       "check does not see where a worker charges its own\n");
 	/* made and opened (after readahead off) outside the limited cgroup */
 	fd = wl_reads_file(&o, &c);
 	dying0 = home_dying();
