@@ -34,6 +34,9 @@ trap 'rm -f "$failures"; load_stop' EXIT
 trap 'msg "interrupted"; exit "$EXIT_ERROR"' INT TERM HUP
 ((LOAD > 0)) && load_start "$LOAD"
 
+# A failure line: shown now, and repeated above the final count.
+report_failure() { echo "not ok - $*" | tee -a "$failures"; }
+
 # Add a kselftest "# Totals: pass:P fail:F xfail:X xpass:Y skip:S error:E" line.
 add_totals() {
 	local line p f x y s e
@@ -48,7 +51,7 @@ for t in "$@"; do
 	rc=$?
 	if ! add_totals "$out"; then
 		echo "$out"
-		echo "not ok - $t printed no totals (exit $rc)" | tee -a "$failures"
+		report_failure "$t printed no totals (exit $rc)"
 		fail=$((fail + 1))
 		continue
 	fi
@@ -63,7 +66,7 @@ out_file=$(mktemp)
 trap 'rm -f "$out_file" "$failures"; load_stop' EXIT
 tests/e2e/run.sh | tee "$out_file"
 grep -E '^ *not ok ' "$out_file" | grep -v '# TODO' | sed 's/^ */# e2e: /' >>"$failures"
-add_totals "$(cat "$out_file")" || { echo "not ok - e2e printed no totals" | tee -a "$failures"; fail=$((fail + 1)); }
+add_totals "$(cat "$out_file")" || { report_failure "e2e printed no totals"; fail=$((fail + 1)); }
 if ((LOAD > 0)); then
 	msg "load average at the end of the host tiers: $(cut -d' ' -f1-3 /proc/loadavg)"
 	load_stop
@@ -87,7 +90,7 @@ nested_tier() {
 		label=$k$suffix dir=.output/$results/$k$suffix
 		res=$(cat "$dir/result" 2>/dev/null || echo "ERROR no result")
 		if [[ ! -s $dir/stdout || $res == ERROR* ]]; then
-			echo "not ok - $name $label: $res" | tee -a "$failures"
+			report_failure "$name $label: $res"
 			fail=$((fail + 1))
 			continue
 		fi
@@ -97,11 +100,11 @@ nested_tier() {
 		nf=$(grep -cE '^not ok ' "$dir/stdout")
 		grep -E '^    not ok |^not ok ' "$dir/stdout" | sed "s/^ */# $name $label: /" | tee -a "$failures"
 		if ((nf > 0 && f == 0)); then
-			echo "not ok - $name $label: $nf run(s) failed without a failing check" | tee -a "$failures"
+			report_failure "$name $label: $nf run(s) failed without a failing check"
 			f=1
 		fi
 		if [[ $res == FAIL* ]] && ((f == 0)); then
-			echo "not ok - $name $label: $res" | tee -a "$failures"
+			report_failure "$name $label: $res"
 			f=1
 		fi
 		echo "# $name $label: pass:$p fail:$f skip:$s ($res)"
@@ -130,7 +133,7 @@ crash_tier() {
 		f=$(grep -cE '^not ok ' "$dir/stdout" 2>/dev/null)
 		grep -hE '^# .*(FAIL|ERROR)|^not ok ' "$dir/stdout" 2>/dev/null | sed "s/^#* */# vm-crash $label: /" | tee -a "$failures"
 		if [[ $res == ERROR* || $res == FAIL* ]] && ((f == 0)); then
-			echo "not ok - vm-crash $label: $res" | tee -a "$failures"
+			report_failure "vm-crash $label: $res"
 			f=1
 		fi
 		echo "# vm-crash $label: pass:$p fail:$f skip:$s ($res)"
