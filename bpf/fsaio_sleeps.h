@@ -145,12 +145,19 @@ FSAIO_INLINE void fsaio_sleep_agg_init(struct fsaio_sleep_agg *a, const __u64 *s
  * another CPU raised it; a few tries settle it). */
 FSAIO_INLINE void fsaio_sleep_add(struct fsaio_sleep_agg *a, __u64 ns)
 {
-	__u64 cur;
+	__u64 cur, b = fsaio_sleep_bucket(ns);
 	int i;
 
+	/*
+	 * Hide what the compiler knows of b, so that it keeps the mask: it
+	 * drops it otherwise (b < FSAIO_SLEEP_HIST already), and 6.1's
+	 * verifier, which loses the bound through the 32-bit return,
+	 * rejects the unmasked index as an unbounded map access.
+	 */
+	asm volatile("" : "+r"(b));
 	__sync_fetch_and_add(&a->count, 1);
 	__sync_fetch_and_add(&a->total_ns, ns);
-	__sync_fetch_and_add(&a->hist[fsaio_sleep_bucket(ns) & (FSAIO_SLEEP_HIST - 1)], 1);
+	__sync_fetch_and_add(&a->hist[b & (FSAIO_SLEEP_HIST - 1)], 1);
 	for (i = 0; i < 4; i++) {
 		cur = a->max_ns;
 		if (ns <= cur || __sync_val_compare_and_swap(&a->max_ns, cur, ns) == cur)
